@@ -1,0 +1,33 @@
+/* cli.h: the sqlift command line: one file per subcommand, each a table
+ * entry; exit codes are documented in sqlift(1). */
+#ifndef SQLIFT_CLI_H
+#define SQLIFT_CLI_H
+
+#include "sqlift.h"
+
+enum exit_code {
+	EXIT_OK = 0,
+	EXIT_INFER = 1,    /* inference impossible: Z = 0 or over a limit */
+	EXIT_USAGE = 2,    /* bad command line or option value */
+	EXIT_INPUT = 3,    /* malformed or missing input file */
+	EXIT_DB = 4,       /* database locked, newer or not sqlift's */
+	EXIT_INTERNAL = 5  /* out of memory or a bug */
+};
+
+struct cli_cmd {
+	const char *name;
+	const char *usage;     /* one line */
+	const char *help;      /* the rest of --help */
+	int (*run)(int argc, char **argv);
+};
+
+extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info;
+
+/* Prints "sqlift: msg" and returns the exit code for status. */
+int cli_fail(int status, const char *msg);
+int cli_usage(const struct cli_cmd *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Handles --help for c: prints and returns 1 when argv asks for it. */
+int cli_help(const struct cli_cmd *c, int argc, char **argv);
+
+#endif

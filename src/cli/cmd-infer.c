@@ -1,0 +1,82 @@
+/* cmd-infer.c: sqlift infer DB --method M [-q ...] [-f ...] ... */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/cli.h"
+
+static int
+run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "method", required_argument, NULL, 'm' },
+		{ "query", required_argument, NULL, 'q' },
+		{ "query-file", required_argument, NULL, 'f' },
+		{ "ow", required_argument, NULL, 'O' },
+		{ "cw", required_argument, NULL, 'C' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "result", required_argument, NULL, 'r' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct sqlift_infer_opts o = { 0 };
+	int64_t run_id = 0;
+	int c, rc, code;
+	char *end;
+	sqlift *db;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "m:q:f:s:r:v", opts, NULL)) != -1) {
+		switch (c) {
+		case 'm': o.method = optarg; break;
+		case 'q': o.queries = optarg; break;
+		case 'f': o.query_file = optarg; break;
+		case 'O': o.open_world = optarg; break;
+		case 'C': o.closed_world = optarg; break;
+		case 'r': o.result_path = optarg; break;
+		case 'v': o.verbose = 1; break;
+		case 's':
+			errno = 0;
+			o.seed = strtoull(optarg, &end, 10);
+			if (errno || *end || optarg[0] == '-')
+				return cli_usage(&cmd_infer, "--seed '%s' is not a "
+				    "non-negative integer", optarg);
+			break;
+		default:
+			return cli_usage(&cmd_infer, "unknown option");
+		}
+	}
+	if (argc - optind != 1)
+		return cli_usage(&cmd_infer, "needs exactly one database");
+	if (!o.method)
+		return cli_usage(&cmd_infer, "needs --method (brute)");
+	rc = sqlift_open(argv[optind], 0, &db);
+	if (!rc)
+		rc = sqlift_infer(db, &o, &run_id);
+	if (rc) {
+		code = cli_fail(rc, sqlift_errmsg(db));
+		sqlift_close(db);
+		return code;
+	}
+	printf("run %lld\n", (long long)run_id);
+	sqlift_close(db);
+	return EXIT_OK;
+}
+
+const struct cli_cmd cmd_infer = {
+	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
+	"[--cw PRED,...] [--seed N] [-r FILE] [-v]",
+	"Runs inference on the model and evidence in DB and records a run: a\n"
+	"row in the runs table and the marginals of the query atoms in the\n"
+	"marginals view.  Prints the run's id.\n\n"
+	"  -m, --method M      brute: exact, by enumerating every world\n"
+	"  -q, --query LIST    query predicates or atoms, comma-separated\n"
+	"  -f, --query-file F  Alchemy query file, one atom per line\n"
+	"      --ow LIST       predicates to treat as open-world\n"
+	"      --cw LIST       predicates to treat as closed-world\n"
+	"  -s, --seed N        seed of the run's random numbers (recorded)\n"
+	"  -r, --result FILE   also write Alchemy-style results to FILE\n"
+	"  -v, --verbose       print a summary of the run on stderr\n",
+	run
+};

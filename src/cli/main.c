@@ -1,0 +1,97 @@
+/* main.c: dispatches `sqlift COMMAND ...` to the command table, prints
+ * errors once as "sqlift: message" and maps statuses to exit codes. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const struct cli_cmd *const commands[] = {
+	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, NULL
+};
+
+int
+cli_fail(int status, const char *msg)
+{
+	fprintf(stderr, "sqlift: %s\n", msg);
+	switch (status) {
+	case SQLIFT_OK:
+		return EXIT_OK;
+	case SQLIFT_EZERO:
+	case SQLIFT_ELIMIT:
+		return EXIT_INFER;
+	case SQLIFT_EUSAGE:
+		return EXIT_USAGE;
+	case SQLIFT_EINPUT:
+		return EXIT_INPUT;
+	case SQLIFT_EDB:
+		return EXIT_DB;
+	default:
+		return EXIT_INTERNAL;
+	}
+}
+
+int
+cli_usage(const struct cli_cmd *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("sqlift: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nusage: sqlift %s %s\n", c->name, c->usage);
+	return EXIT_USAGE;
+}
+
+int
+cli_help(const struct cli_cmd *c, int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: sqlift %s %s\n\n%s", c->name, c->usage, c->help);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "usage: sqlift [--version] [--help] COMMAND [ARGS]\n\n"
+	    "Lifted inference in Markov logic networks, with evidence and "
+	    "results in SQLite.\n\ncommands:\n");
+	for (int i = 0; commands[i]; i++)
+		fprintf(f, "  %-6s %s\n", commands[i]->name, commands[i]->usage);
+	fprintf(f, "\n'sqlift COMMAND --help' tells more; see sqlift(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("sqlift %s\n", sqlift_version());
+		return EXIT_OK;
+	}
+	for (int i = 0; commands[i]; i++)
+		if (!strcmp(argv[1], commands[i]->name)) {
+			if (cli_help(commands[i], argc - 1, argv + 1))
+				return EXIT_OK;
+			return commands[i]->run(argc - 1, argv + 1);
+		}
+	fprintf(stderr, "sqlift: unknown command '%s'\n", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,285 @@
+/* load.c: appends evidence to the store from Alchemy .db files (one atom
+ * per line, '!' for false, // comments outside quotes), CSV files named
+ * after their predicate (parsed with libcsv: one column per argument and
+ * an optional truth column), and folders holding such files. */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include <csv.h>
+
+#include "sqlift.h"
+#include "evidence/evidence.h"
+
+static int
+atom_store(struct store *s, const char *path, int line,
+    const struct atom_span *a, int truth, struct err *e)
+{
+	char where[4200];
+	int pi = store_pred_find(s, a->name, a->name_len);
+	const struct store_pred *p;
+
+	if (pi < 0)
+		return err_set(e, SQLIFT_EINPUT, "%s:%d: unknown predicate %.*s",
+		    path, line, (int)a->name_len, a->name);
+	p = store_pred_at(s, pi);
+	if (a->nargs != p->arity)
+		return err_set(e, SQLIFT_EINPUT, "%s:%d: %s takes %d argument%s, "
+		    "found %d", path, line, p->name, p->arity,
+		    p->arity == 1 ? "" : "s", a->nargs);
+	snprintf(where, sizeof where, "%s:%d", path, line);
+	return store_atom_add(s, pi, a->arg, a->arg_len, truth, where, e);
+}
+
+static int
+load_db(struct store *s, const char *path, int64_t *n, struct err *e)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ln = 0, rc = 0;
+	int64_t count = 0;
+
+	if (!f)
+		return err_set(e, SQLIFT_EINPUT, "%s: cannot open evidence file",
+		    path);
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct atom_span a;
+		const char *why;
+		size_t k;
+		int col;
+
+		ln++;
+		k = line_content(line, (size_t)len);
+		while (k > 0 && (line[k - 1] == ' ' || line[k - 1] == '\t'))
+			k--;
+		if (k == 0 || strspn(line, " \t") >= k)
+			continue;
+		if (atom_scan(line, k, &a, &why, &col) < 0) {
+			rc = err_set(e, SQLIFT_EINPUT, "%s:%d:%d: %s", path, ln, col,
+			    why);
+			break;
+		}
+		if ((rc = atom_store(s, path, ln, &a, !a.neg, e)))
+			break;
+		count++;
+	}
+	if (!rc && ferror(f))
+		rc = err_set(e, SQLIFT_EINPUT, "%s: read error", path);
+	free(line);
+	fclose(f);
+	if (!rc) {
+		*n += count;
+		rc = store_evfile_add(s, path, count, e);
+	}
+	return rc;
+}
+
+/* CSV: libcsv calls field() per field and row() per record. */
+struct csv_ctx {
+	struct store *s;
+	const char *path;
+	int pred;
+	int line;
+	struct buf fields;     /* field texts, each NUL-terminated */
+	VEC(size_t) off;
+	int64_t count;
+	struct err *e;
+	int rc;
+};
+
+static void
+csv_field(void *data, size_t len, void *ctx_)
+{
+	struct csv_ctx *c = ctx_;
+
+	if (c->rc)
+		return;
+	if (VEC_PUSH(c->off, c->fields.len) < 0) {
+		c->rc = err_oom(c->e);
+		return;
+	}
+	buf_add(&c->fields, data ? data : "", len);
+	buf_add(&c->fields, "", 1);
+	if (c->fields.oom)
+		c->rc = err_oom(c->e);
+}
+
+static int
+parse_truth(const char *t, int *truth)
+{
+	if (!strcmp(t, "1") || !strcasecmp(t, "true") || !strcasecmp(t, "t")) {
+		*truth = 1;
+		return 0;
+	}
+	if (!strcmp(t, "0") || !strcasecmp(t, "false") || !strcasecmp(t, "f")) {
+		*truth = 0;
+		return 0;
+	}
+	return -1;
+}
+
+static void
+csv_row(int term, void *ctx_)
+{
+	struct csv_ctx *c = ctx_;
+	const struct store_pred *p = store_pred_at(c->s, c->pred);
+	const char *args[64];
+	size_t lens[64];
+	char where[4200];
+	int nf = (int)c->off.n, truth = 1;
+
+	(void)term;
+	if (c->rc)
+		goto out;
+	if (nf == 1 && c->fields.s[c->off.v[0]] == '\0')
+		goto out;  /* a blank line */
+	if (nf != p->arity && nf != p->arity + 1) {
+		c->rc = err_set(c->e, SQLIFT_EINPUT, "%s:%d: %s takes %d "
+		    "argument%s: expected %d or %d columns, found %d", c->path,
+		    c->line, p->name, p->arity, p->arity == 1 ? "" : "s",
+		    p->arity, p->arity + 1, nf);
+		goto out;
+	}
+	if (nf == p->arity + 1 &&
+	    parse_truth(c->fields.s + c->off.v[nf - 1], &truth) < 0) {
+		c->rc = err_set(c->e, SQLIFT_EINPUT, "%s:%d: truth column is "
+		    "'%s', expected 1, 0, true or false", c->path, c->line,
+		    c->fields.s + c->off.v[nf - 1]);
+		goto out;
+	}
+	for (int i = 0; i < p->arity; i++) {
+		args[i] = c->fields.s + c->off.v[i];
+		lens[i] = strlen(args[i]);
+		if (lens[i] == 0) {
+			c->rc = err_set(c->e, SQLIFT_EINPUT, "%s:%d: column %d is "
+			    "empty", c->path, c->line, i + 1);
+			goto out;
+		}
+	}
+	snprintf(where, sizeof where, "%s:%d", c->path, c->line);
+	c->rc = store_atom_add(c->s, c->pred, args, lens, truth, where, c->e);
+	c->count++;
+out:
+	c->off.n = 0;
+	buf_clear(&c->fields);
+}
+
+static int
+load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
+{
+	const char *base = strrchr(path, '/');
+	struct csv_ctx c = { 0 };
+	struct csv_parser cp;
+	char *line = NULL;
+	size_t cap = 0, blen;
+	ssize_t len;
+	FILE *f;
+
+	base = base ? base + 1 : path;
+	blen = strlen(base) - 4;  /* without .csv */
+	c.pred = store_pred_find(s, base, blen);
+	if (c.pred < 0)
+		return err_set(e, SQLIFT_EINPUT, "%s: no predicate %.*s in the "
+		    "model (a CSV file is named after its predicate)", path,
+		    (int)blen, base);
+	if (!(f = fopen(path, "r")))
+		return err_set(e, SQLIFT_EINPUT, "%s: cannot open evidence file",
+		    path);
+	if (csv_init(&cp, CSV_APPEND_NULL) != 0) {
+		fclose(f);
+		return err_oom(e);
+	}
+	c.s = s;
+	c.path = path;
+	c.e = e;
+	buf_init(&c.fields);
+	/* fed line by line so that a row's message names its last line */
+	while (!c.rc && (len = getline(&line, &cap, f)) >= 0) {
+		c.line++;
+		if (csv_parse(&cp, line, (size_t)len, csv_field, csv_row, &c) !=
+		    (size_t)len && !c.rc)
+			c.rc = err_set(e, SQLIFT_EINPUT, "%s:%d: %s", path, c.line,
+			    csv_strerror(csv_error(&cp)));
+	}
+	if (!c.rc && csv_fini(&cp, csv_field, csv_row, &c) != 0 && !c.rc)
+		c.rc = err_set(e, SQLIFT_EINPUT, "%s:%d: %s", path, c.line,
+		    csv_strerror(csv_error(&cp)));
+	csv_free(&cp);
+	free(line);
+	fclose(f);
+	buf_free(&c.fields);
+	free(c.off.v);
+	if (!c.rc) {
+		*n += c.count;
+		c.rc = store_evfile_add(s, path, c.count, e);
+	}
+	return c.rc;
+}
+
+static int
+has_suffix(const char *s, const char *suf)
+{
+	size_t n = strlen(s), k = strlen(suf);
+	return n > k && !strcasecmp(s + n - k, suf);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+load_dir(struct store *s, const char *path, int64_t *n, struct err *e)
+{
+	DIR *d = opendir(path);
+	VEC(char *) names = { 0 };
+	struct dirent *de;
+	int rc = 0;
+
+	if (!d)
+		return err_set(e, SQLIFT_EINPUT, "%s: cannot open folder", path);
+	while ((de = readdir(d))) {
+		char *full;
+		struct buf b;
+		if (!has_suffix(de->d_name, ".db") && !has_suffix(de->d_name, ".csv"))
+			continue;
+		buf_init(&b);
+		buf_printf(&b, "%s/%s", path, de->d_name);
+		if (!(full = buf_take(&b)) || VEC_PUSH(names, full) < 0) {
+			free(full);
+			rc = err_oom(e);
+			break;
+		}
+	}
+	closedir(d);
+	if (!rc && names.n)
+		qsort(names.v, names.n, sizeof *names.v, cmp_str);
+	for (size_t i = 0; !rc && i < names.n; i++)
+		rc = evidence_load(s, names.v[i], n, e);
+	for (size_t i = 0; i < names.n; i++)
+		free(names.v[i]);
+	free(names.v);
+	if (!rc && names.n == 0)
+		rc = err_set(e, SQLIFT_EINPUT, "%s: no .db or .csv files in folder",
+		    path);
+	return rc;
+}
+
+int
+evidence_load(struct store *s, const char *path, int64_t *n, struct err *e)
+{
+	struct stat st;
+
+	if (stat(path, &st) != 0)
+		return err_set(e, SQLIFT_EINPUT, "%s: no such file", path);
+	if (S_ISDIR(st.st_mode))
+		return load_dir(s, path, n, e);
+	if (has_suffix(path, ".csv"))
+		return load_csv(s, path, n, e);
+	return load_db(s, path, n, e);
+}

@@ -1,0 +1,66 @@
+/* ground.h: the ground model for brute force: every ground atom with its
+ * evidence truth, the unknown atoms numbered 0..n-1, and the groundings of
+ * every formula simplified against the evidence into small postfix
+ * programs over the unknown atoms. */
+#ifndef SQLIFT_GROUND_H
+#define SQLIFT_GROUND_H
+
+#include <stdint.h>
+
+#include "mln/mln.h"
+#include "store/store.h"
+
+#define GROUND_MAX_ATOMS (1L << 24)      /* ground atoms in all */
+#define GROUND_MAX_GROUNDINGS 20000000L  /* formula groundings in all */
+
+enum { OP_ATOM, OP_NOT, OP_AND, OP_OR, OP_IFF };
+
+struct ground_formula {
+	double weight;
+	int hard;
+	int start, len;        /* program in ground.code */
+};
+
+struct ground {
+	const struct mln_model *m;
+	const struct store_domain *dom;
+	int npreds;
+	int64_t *offset;       /* first ground atom of each model predicate */
+	int64_t natoms;
+	signed char *truth;    /* per ground atom: 1, 0, or -1 unknown */
+	int *unk;              /* per ground atom: unknown number or -1 */
+	VEC(int64_t) unk_atom; /* unknown number -> ground atom */
+	VEC(struct ground_formula) gf;
+	VEC(int) code;
+	double log_const;      /* weights of groundings true by evidence */
+	int zero;              /* a hard grounding is false by evidence */
+	const char *zero_why;  /* text of that formula */
+};
+
+/* Builds the atoms of m over domains dom: closed[p] says whether
+ * predicate p's unknown atoms are false; truths come from the store
+ * (store_pred[p] is the store index of model predicate p, -1 if none).
+ * Caller frees with ground_free(). */
+int ground_atoms(struct ground *g, const struct mln_model *m,
+    const struct store_domain *dom, struct store *s, const int *store_pred,
+    const int *closed, struct err *e) WUR;
+/* Grounds every formula of m (after ground_atoms). */
+int ground_formulas(struct ground *g, struct err *e) WUR;
+void ground_free(struct ground *g);
+
+/* Ground atom index of predicate p with argument domain positions idx. */
+int64_t ground_atom_index(const struct ground *g, int p, const int *idx);
+/* Decodes a ground atom into its predicate and positions. */
+int ground_atom_decode(const struct ground *g, int64_t a, int *idx);
+/* "Pred(A,B)"; caller frees. */
+char *ground_atom_text(const struct ground *g, int64_t a);
+
+/* Brute force: log Z and, for every unknown atom u, P(u true) in
+ * marg[u] (marg may be NULL).  Fails with SQLIFT_ELIMIT above
+ * BRUTE_MAX_UNKNOWN unknown atoms and SQLIFT_EZERO when no world has
+ * non-zero weight. */
+#define BRUTE_MAX_UNKNOWN 24
+int brute_solve(const struct ground *g, double *log_z, double *marg,
+    struct err *e) WUR;
+
+#endif

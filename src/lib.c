@@ -1,0 +1,251 @@
+/* lib.c: the public sqlift_* functions: each command is one transaction
+ * on the store, rolled back whole on any error. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "evidence/evidence.h"
+#include "infer/infer.h"
+#include "job/job.h"
+#include "mln/mln.h"
+#include "store/store.h"
+
+struct sqlift {
+	struct store *s;
+	struct err e;
+};
+
+const char *
+sqlift_version(void)
+{
+	return PACKAGE_VERSION;
+}
+
+int
+sqlift_open(const char *path, int flags, sqlift **out)
+{
+	static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+	sqlift *db = xcalloc(1, sizeof *db);
+
+	if (!db) {
+		*out = &oom_handle;
+		return SQLIFT_ENOMEM;
+	}
+	*out = db;
+	return store_open(path, flags & SQLIFT_OPEN_CREATE, &db->s, &db->e);
+}
+
+void
+sqlift_close(sqlift *db)
+{
+	if (!db || !db->s) {
+		if (db && db->e.status != SQLIFT_ENOMEM)
+			free(db);
+		return;
+	}
+	store_close(db->s);
+	free(db);
+}
+
+const char *
+sqlift_errmsg(const sqlift *db)
+{
+	return db->e.msg;
+}
+
+static char *
+read_file(const char *path, size_t *len, struct err *e)
+{
+	FILE *f = fopen(path, "rb");
+	struct buf b;
+	char chunk[65536];
+	size_t n;
+
+	if (!f) {
+		err_set(e, SQLIFT_EINPUT, "%s: cannot open model file", path);
+		return NULL;
+	}
+	buf_init(&b);
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		buf_add(&b, chunk, n);
+	if (ferror(f)) {
+		fclose(f);
+		buf_free(&b);
+		err_set(e, SQLIFT_EINPUT, "%s: read error", path);
+		return NULL;
+	}
+	fclose(f);
+	*len = b.len;
+	if (b.oom) {
+		buf_free(&b);
+		err_oom(e);
+		return NULL;
+	}
+	return buf_take(&b);
+}
+
+/* Load inside an open transaction. */
+static int
+load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
+    int flags, int64_t *n_atoms)
+{
+	struct err *e = &db->e;
+	char *text = NULL, *old = NULL, *oldpath = NULL, *oldfp = NULL;
+	struct mln_model *m = NULL;
+	char fp[17];
+	size_t len = 0;
+	int rc = 0;
+
+	*n_atoms = 0;
+	if ((rc = store_model_get(db->s, &old, &oldpath, &oldfp, e)))
+		goto done;
+	if (model_path) {
+		if (!(text = read_file(model_path, &len, e))) {
+			rc = e->status;
+			goto done;
+		}
+		if (strlen(text) != len) {
+			rc = err_set(e, SQLIFT_EINPUT, "%s: not a text file (NUL byte)",
+			    model_path);
+			goto done;
+		}
+		snprintf(fp, sizeof fp, "%016llx",
+		    (unsigned long long)fnv1a(FNV_INIT, text, len));
+		if ((rc = mln_parse(text, len, model_path, &m, e)))
+			goto done;
+		if (old && strcmp(oldfp, fp) != 0 && !(flags & SQLIFT_LOAD_REPLACE)) {
+			rc = err_set(e, SQLIFT_EUSAGE, "%s: the database holds another "
+			    "model (%s); use --replace to replace it", model_path,
+			    oldpath);
+			goto done;
+		}
+		if ((!old || strcmp(oldfp, fp) != 0) &&
+		    (rc = store_model_put(db->s, m, text, model_path, fp, e)))
+			goto done;
+	} else if (!old) {
+		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: give a model "
+		    "file first", store_path(db->s));
+		goto done;
+	}
+	for (int i = 0; i < nev; i++)
+		if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
+			goto done;
+done:
+	mln_free(m);
+	free(text);
+	free(old);
+	free(oldpath);
+	free(oldfp);
+	return rc;
+}
+
+int
+sqlift_load(sqlift *db, const char *model_path, const char *const *ev,
+    int nev, int flags, int64_t *n_atoms)
+{
+	int rc;
+
+	if ((rc = store_begin(db->s, &db->e)) ||
+	    (rc = load_tx(db, model_path, ev, nev, flags, n_atoms)) ||
+	    (rc = store_commit(db->s, &db->e))) {
+		store_rollback(db->s);
+		return rc;
+	}
+	return 0;
+}
+
+static int
+infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
+{
+	char *tmp = NULL;
+	int rc;
+
+	if ((rc = infer_run(db->s, o, run_id, &tmp, &db->e)) ||
+	    (rc = store_commit(db->s, &db->e))) {
+		if (tmp)
+			remove(tmp);
+		free(tmp);
+		store_rollback(db->s);
+		return rc;
+	}
+	if (tmp && rename(tmp, o->result_path) != 0)
+		rc = err_set(&db->e, SQLIFT_EINPUT, "%s: cannot write result file",
+		    o->result_path);
+	free(tmp);
+	return rc;
+}
+
+int
+sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
+{
+	int rc;
+
+	if ((rc = store_begin(db->s, &db->e)))
+		return store_rollback(db->s), rc;
+	return infer_commit(db, o, run_id);
+}
+
+int
+sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
+{
+	static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+	struct job j;
+	struct err e = { 0 };
+	sqlift *db;
+	int64_t n;
+	int rc;
+
+	*run_id = 0;
+	if ((rc = job_read(ini_path, &j, &e))) {
+		if (!(db = xcalloc(1, sizeof *db))) {
+			*db_out = &oom_handle;
+			return SQLIFT_ENOMEM;
+		}
+		db->e = e;
+		*db_out = db;
+		return rc;
+	}
+	if ((rc = sqlift_open(j.database, SQLIFT_OPEN_CREATE, db_out))) {
+		job_free(&j);
+		return rc;
+	}
+	db = *db_out;
+	if ((rc = store_begin(db->s, &db->e)) ||
+	    ((j.model || j.evidence.n) &&
+	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
+	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n)))) {
+		store_rollback(db->s);
+		job_free(&j);
+		return rc;
+	}
+	if (j.has_infer) {
+		struct sqlift_infer_opts o = { 0 };
+		o.method = j.method;
+		o.queries = j.queries;
+		o.query_file = j.query_file;
+		o.open_world = j.open_world;
+		o.closed_world = j.closed_world;
+		o.seed = j.seed;
+		o.result_path = j.result;
+		o.job_path = ini_path;
+		o.verbose = j.verbose;
+		rc = infer_commit(db, &o, run_id);
+	} else if ((rc = store_commit(db->s, &db->e))) {
+		store_rollback(db->s);
+	}
+	job_free(&j);
+	return rc;
+}
+
+int
+sqlift_info(sqlift *db, FILE *out)
+{
+	int rc = store_begin_read(db->s, &db->e);
+
+	if (!rc)
+		rc = store_info(db->s, out, &db->e);
+	store_rollback(db->s);
+	return rc;
+}

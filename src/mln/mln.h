@@ -1,0 +1,102 @@
+/* mln.h: the parsed form of a Markov logic network in Alchemy syntax:
+ * types, predicates, constants and weighted first-order formulas, and the
+ * conversion of formulas to clauses that keeps their weights exact. */
+#ifndef SQLIFT_MLN_H
+#define SQLIFT_MLN_H
+
+#include "util/util.h"
+
+enum mln_kind {
+	MLN_ATOM, MLN_EQ, MLN_NOT, MLN_AND, MLN_OR, MLN_IMPLIES, MLN_IFF,
+	MLN_EXIST, MLN_FORALL, MLN_TRUE, MLN_FALSE
+};
+
+/* A term is a formula variable (var >= 0) or a model constant (cst). */
+struct mln_term {
+	int var;               /* index into formula vars, or -1 */
+	int cst;               /* index into model constants when var < 0 */
+};
+
+struct mln_node {
+	enum mln_kind kind;
+	int pred;              /* MLN_ATOM: index into model preds */
+	int nargs;             /* MLN_ATOM: arity; MLN_EQ: 2 */
+	struct mln_term *args;
+	struct mln_node *a, *b;/* operands; quantifiers keep the body in a */
+	int *qvars, nq;        /* quantifiers: bound variables */
+};
+
+struct mln_type {
+	char *name;
+	VEC(int) consts;       /* declared constants (model constant index) */
+};
+
+struct mln_pred {
+	char *name;
+	int arity;
+	int *types;            /* arity type indices */
+	int closed;            /* declared closed-world (Tuffy '*') */
+	int aux;               /* introduced by clause conversion */
+	int line;
+};
+
+struct mln_formula {
+	struct mln_node *root;
+	double weight;         /* log weight of each true grounding */
+	int hard;              /* hard formula: weight is infinite */
+	int nvars;
+	char **vars;           /* variable names */
+	int *vartypes;         /* type of each variable */
+	int *free;             /* free[i]: variable i is not quantified */
+	int line;
+	char *text;            /* canonical text, from mln_formula_text() */
+};
+
+struct mln_model {
+	char *file;                   /* name used in messages */
+	VEC(struct mln_type) types;
+	VEC(struct mln_pred) preds;
+	VEC(struct mln_formula) formulas;
+	VEC(char *) consts;           /* constant names */
+	struct smap typemap, predmap, constmap;
+};
+
+/* Parses Alchemy MLN text; file is used in messages only.  On success
+ * *out is a new model the caller frees with mln_free(); on failure the
+ * message names file:line:column. */
+int mln_parse(const char *text, size_t len, const char *file,
+    struct mln_model **out, struct err *e) WUR;
+void mln_free(struct mln_model *m);
+
+/* Looks up or adds a constant; -1 on out of memory. */
+int mln_const(struct mln_model *m, const char *name);
+/* Adds constant c to type t's declared constants if absent. */
+int mln_type_add_const(struct mln_model *m, int t, int c) WUR;
+
+/* Canonical text of a formula (with weight and period); caller frees. */
+char *mln_formula_text(const struct mln_model *m, const struct mln_formula *f);
+/* Deep copy of a node; NULL on out of memory. */
+struct mln_node *mln_node_copy(const struct mln_node *n);
+void mln_node_free(struct mln_node *n);
+
+/* Domains at inference time: for each model type, its constants (names
+ * borrowed from the model or the store; ids are the store's). */
+struct mln_domains {
+	int ntypes;
+	int *size;             /* size[t] */
+	int **cst_index;       /* cst_index[t][model constant] = position or -1 */
+};
+
+/* Converts every formula to clauses (disjunctions of literals), keeping
+ * the distribution exactly: a formula whose CNF has one clause becomes
+ * that clause; a conjunction of literals becomes the negated clause with
+ * the negated weight and a constant; otherwise an auxiliary predicate A
+ * with hard clauses A <=> F and a unit clause carrying the weight.
+ * Existential quantifiers are expanded over the domains.  The result is a
+ * new model (preds and constants copied, aux preds appended) whose
+ * formulas are all clauses; *log_const gets the constant added to log Z
+ * per grounding count (sum of weight * groundings of conjunctions). */
+int mln_to_clauses(const struct mln_model *m, const struct mln_domains *d,
+    struct mln_model **out, double *log_const, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,1028 @@
+/* store.c: all SQL of sqlift.  Statements come from sql/store.sql and the
+ * schema from schemas/ (compiled in); identifiers from user files appear
+ * only as generated table names ev_<id> and as quoted string literals. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "sqlift.h"
+#include "store/store.h"
+#include "store/sql.inc"
+
+#define APP_ID 1397836870
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int created;           /* we created the file */
+	int committed;         /* something was committed to it */
+	int in_tx;
+	int cache_ok;          /* caches below are loaded */
+	VEC(struct store_pred) preds;
+	struct smap predmap;
+	VEC(int64_t) type_ids;
+	VEC(char *) type_names;
+	struct smap consts;    /* name -> const_id */
+	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
+	VEC(size_t) dom_cap;
+	sqlite3_stmt *const_put, *domain_put;
+};
+
+static int
+dberr(struct store *s, struct err *e, const char *what)
+{
+	int code = sqlite3_extended_errcode(s->db) & 0xff;
+
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		return err_set(e, SQLIFT_EDB, "%s: database is locked by another "
+		    "process", s->path);
+	if (code == SQLITE_NOTADB)
+		return err_set(e, SQLIFT_EDB, "%s: not a database file", s->path);
+	if (code == SQLITE_NOMEM)
+		return err_oom(e);
+	return err_set(e, SQLIFT_EDB, "%s: %s: %s", s->path, what,
+	    sqlite3_errmsg(s->db));
+}
+
+static int
+prep(struct store *s, const char *sql, sqlite3_stmt **st, struct err *e)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return dberr(s, e, "prepare");
+	return 0;
+}
+
+static int
+exec(struct store *s, const char *sql, struct err *e)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return dberr(s, e, "exec");
+	return 0;
+}
+
+/* Runs a query returning one integer. */
+static int
+query_int(struct store *s, const char *sql, int64_t *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prep(s, sql, &st, e)))
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dberr(s, e, "query");
+	return 0;
+}
+
+const char *
+store_path(const struct store *s)
+{
+	return s->path;
+}
+
+int
+store_open(const char *path, int create, struct store **out, struct err *e)
+{
+	struct store *s;
+	int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX;
+	int64_t app = 0, ver = 0, tables = 0;
+	int rc;
+
+	*out = NULL;
+	if (!(s = xcalloc(1, sizeof *s)) || !(s->path = xstrdup(path))) {
+		free(s);
+		return err_oom(e);
+	}
+	smap_init(&s->predmap);
+	smap_init(&s->consts);
+	if (create && access(path, F_OK) != 0) {
+		flags |= SQLITE_OPEN_CREATE;
+		s->created = 1;
+	}
+	*out = s;
+	if (sqlite3_open_v2(path, &s->db, flags, NULL) != SQLITE_OK) {
+		s->created = 0;
+		return err_set(e, SQLIFT_EDB, "%s: cannot open database: %s", path,
+		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
+	}
+	sqlite3_busy_timeout(s->db, 1000);
+	sqlite3_extended_result_codes(s->db, 1);
+	if ((rc = query_int(s, "PRAGMA application_id", &app, e)) ||
+	    (rc = query_int(s, "PRAGMA user_version", &ver, e)) ||
+	    (rc = query_int(s, "SELECT count(*) FROM sqlite_schema", &tables, e)))
+		return rc;
+	if (tables > 0 && app != APP_ID)
+		return err_set(e, SQLIFT_EDB, "%s: not a sqlift database", path);
+	if (ver > STORE_SCHEMA_VERSION)
+		return err_set(e, SQLIFT_EDB, "%s: schema version %lld is newer "
+		    "than this sqlift supports (%d); upgrade sqlift", path,
+		    (long long)ver, STORE_SCHEMA_VERSION);
+	return 0;
+}
+
+static void
+preds_free(struct store *s)
+{
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		free(p->name);
+		free(p->types);
+		free(p->table);
+		sqlite3_finalize(p->ins);
+		sqlite3_finalize(p->get);
+	}
+	s->preds.n = 0;
+	smap_free(&s->predmap);
+}
+
+static void
+cache_free(struct store *s)
+{
+	preds_free(s);
+	for (size_t i = 0; i < s->type_names.n; i++)
+		free(s->type_names.v[i]);
+	s->type_names.n = s->type_ids.n = 0;
+	for (size_t i = 0; i < s->dom_bits.n; i++)
+		free(s->dom_bits.v[i]);
+	s->dom_bits.n = s->dom_cap.n = 0;
+	smap_free(&s->consts);
+	sqlite3_finalize(s->const_put);
+	sqlite3_finalize(s->domain_put);
+	s->const_put = s->domain_put = NULL;
+	s->cache_ok = 0;
+}
+
+void
+store_close(struct store *s)
+{
+	if (!s)
+		return;
+	if (s->in_tx)
+		store_rollback(s);
+	cache_free(s);
+	free(s->preds.v);
+	free(s->type_ids.v);
+	free(s->type_names.v);
+	free(s->dom_bits.v);
+	free(s->dom_cap.v);
+	sqlite3_close(s->db);
+	if (s->created && !s->committed) {
+		/* a failed first load leaves no database behind */
+		char j[4096];
+		unlink(s->path);
+		snprintf(j, sizeof j, "%s-journal", s->path);
+		unlink(j);
+	}
+	free(s->path);
+	free(s);
+}
+
+static int const_in_domain(struct store *s, int t, const char *name,
+    size_t len, int64_t *id, struct err *e);
+
+static int
+type_index(const struct store *s, int64_t id)
+{
+	for (size_t i = 0; i < s->type_ids.n; i++)
+		if (s->type_ids.v[i] == id)
+			return (int)i;
+	return -1;
+}
+
+const char *
+store_type_name(const struct store *s, int64_t id)
+{
+	int i = type_index(s, id);
+	return i < 0 ? "?" : s->type_names.v[i];
+}
+
+static int
+pred_prepare(struct store *s, struct store_pred *p, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_printf(&b, "INSERT OR IGNORE INTO %s (", p->table);
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, "a%d, ", i);
+	buf_puts(&b, "truth) VALUES (");
+	for (int i = 0; i <= p->arity; i++)
+		buf_printf(&b, "%s?%d", i ? ", " : "", i + 1);
+	buf_puts(&b, ")");
+	if (b.oom)
+		return err_oom(e);
+	rc = prep(s, b.s, (sqlite3_stmt **)&p->ins, e);
+	buf_clear(&b);
+	buf_printf(&b, "SELECT truth FROM %s WHERE ", p->table);
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, "%sa%d = ?%d", i ? " AND " : "", i, i + 1);
+	if (b.oom)
+		rc = err_oom(e);
+	if (!rc)
+		rc = prep(s, b.s, (sqlite3_stmt **)&p->get, e);
+	buf_free(&b);
+	return rc;
+}
+
+static int
+dom_mark(struct store *s, int t, int64_t cid)
+{
+	size_t need = (size_t)cid / 8 + 1;
+
+	if (need > s->dom_cap.v[t]) {
+		size_t cap = need * 2;
+		unsigned char *b = xrealloc(s->dom_bits.v[t], cap);
+		if (!b)
+			return -1;
+		memset(b + s->dom_cap.v[t], 0, cap - s->dom_cap.v[t]);
+		s->dom_bits.v[t] = b;
+		s->dom_cap.v[t] = cap;
+	}
+	if (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)))
+		return 0;
+	s->dom_bits.v[t][cid / 8] |= (unsigned char)(1u << (cid % 8));
+	return 1;
+}
+
+/* Loads predicates, types, constants and domain membership. */
+static int
+cache_load(struct store *s, struct err *e)
+{
+	sqlite3_stmt *st = NULL, *args = NULL;
+	int rc;
+
+	cache_free(s);
+	if ((rc = prep(s, sql_types_all, &st, e)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char *n = xstrdup((const char *)sqlite3_column_text(st, 1));
+		if (!n || VEC_PUSH(s->type_names, n) < 0 ||
+		    VEC_PUSH(s->type_ids, sqlite3_column_int64(st, 0)) < 0 ||
+		    VEC_PUSH(s->dom_bits, NULL) < 0 || VEC_PUSH(s->dom_cap, 0) < 0) {
+			sqlite3_finalize(st);
+			return err_oom(e);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return dberr(s, e, "types");
+	if ((rc = prep(s, sql_preds_all, &st, e)) ||
+	    (rc = prep(s, sql_pred_args, &args, e)))
+		goto done;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_pred p = { 0 };
+		p.id = sqlite3_column_int64(st, 0);
+		p.name = xstrdup((const char *)sqlite3_column_text(st, 1));
+		p.arity = sqlite3_column_int(st, 2);
+		p.closed = sqlite3_column_int(st, 3);
+		p.table = xstrdup((const char *)sqlite3_column_text(st, 4));
+		p.types = xcalloc((size_t)p.arity, sizeof *p.types);
+		if (!p.name || !p.table || !p.types ||
+		    VEC_PUSH(s->preds, p) < 0 ||
+		    smap_put(&s->predmap, p.name, (int)s->preds.n - 1) < 0) {
+			free(p.name), free(p.table), free(p.types);
+			rc = err_oom(e);
+			goto done;
+		}
+		sqlite3_bind_int64(args, 1, p.id);
+		while (sqlite3_step(args) == SQLITE_ROW)
+			p.types[sqlite3_column_int(args, 0)] =
+			    sqlite3_column_int64(args, 1);
+		sqlite3_reset(args);
+		if ((rc = pred_prepare(s, &s->preds.v[s->preds.n - 1], e)))
+			goto done;
+	}
+	if (rc != SQLITE_DONE) {
+		rc = dberr(s, e, "predicates");
+		goto done;
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = prep(s, sql_consts_all, &st, e)))
+		goto done;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (smap_put(&s->consts, (const char *)sqlite3_column_text(st, 1),
+		    sqlite3_column_int(st, 0)) < 0) {
+			rc = err_oom(e);
+			goto done;
+		}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = prep(s, sql_domains_all, &st, e)))
+		goto done;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int t = type_index(s, sqlite3_column_int64(st, 0));
+		if (t >= 0 && dom_mark(s, t, sqlite3_column_int64(st, 1)) < 0) {
+			rc = err_oom(e);
+			goto done;
+		}
+	}
+	if ((rc = prep(s, sql_const_put, &s->const_put, e)) ||
+	    (rc = prep(s, sql_domain_put, &s->domain_put, e)))
+		goto done;
+	s->cache_ok = 1;
+	rc = 0;
+done:
+	sqlite3_finalize(st);
+	sqlite3_finalize(args);
+	return rc;
+}
+
+int
+store_begin(struct store *s, struct err *e)
+{
+	int64_t ver = 0;
+	int rc;
+
+	if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		return dberr(s, e, "begin");
+	s->in_tx = 1;
+	if ((rc = query_int(s, "PRAGMA user_version", &ver, e)))
+		return rc;
+	if (ver == 0 && (rc = exec(s, sql_schema, e)))
+		return rc;
+	return cache_load(s, e);
+}
+
+int
+store_commit(struct store *s, struct err *e)
+{
+	if (sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		return dberr(s, e, "commit");
+	s->in_tx = 0;
+	s->committed = 1;
+	return 0;
+}
+
+void
+store_rollback(struct store *s)
+{
+	if (s->in_tx)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_tx = 0;
+	cache_free(s);
+}
+
+static char *
+col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+int
+store_model_get(struct store *s, char **text, char **path, char **fp,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*text = *path = *fp = NULL;
+	if ((rc = prep(s, sql_model_get, &st, e)))
+		return rc;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*text = col_dup(st, 0);
+		*path = col_dup(st, 1);
+		*fp = col_dup(st, 2);
+		if (!*text || !*path || !*fp) {
+			free(*text), free(*path), free(*fp);
+			*text = *path = *fp = NULL;
+			sqlite3_finalize(st);
+			return err_oom(e);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dberr(s, e, "model");
+	return 0;
+}
+
+/* Does stored predicate p have the same signature as model pred q? */
+static int
+same_signature(const struct store *s, const struct store_pred *p,
+    const struct mln_model *m, const struct mln_pred *q)
+{
+	if (strcmp(p->name, q->name) || p->arity != q->arity)
+		return 0;
+	for (int i = 0; i < p->arity; i++)
+		if (strcmp(store_type_name(s, p->types[i]),
+		    m->types.v[q->types[i]].name))
+			return 0;
+	return 1;
+}
+
+static void
+sql_literal(struct buf *b, const char *v)
+{
+	buf_puts(b, "'");
+	for (; *v; v++) {
+		if (*v == '\'')
+			buf_puts(b, "'");
+		buf_add(b, v, 1);
+	}
+	buf_puts(b, "'");
+}
+
+/* Rebuilds the evidence_atoms view over the ev_ tables. */
+static int
+view_rebuild(struct store *s, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_puts(&b, "DROP VIEW IF EXISTS evidence_atoms;\n"
+	    "CREATE VIEW evidence_atoms (predicate, atom, truth) AS\n");
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		buf_puts(&b, "SELECT ");
+		sql_literal(&b, p->name);
+		buf_puts(&b, ", ");
+		sql_literal(&b, p->name);
+		buf_puts(&b, " || '('");
+		for (int j = 0; j < p->arity; j++)
+			buf_printf(&b, " || %sc%d.name", j ? "',' || " : "", j);
+		buf_printf(&b, " || ')', e.truth FROM %s e", p->table);
+		for (int j = 0; j < p->arity; j++)
+			buf_printf(&b, " JOIN constants c%d ON c%d.const_id = e.a%d",
+			    j, j, j);
+		buf_puts(&b, "\nUNION ALL\n");
+	}
+	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
+	rc = b.oom ? err_oom(e) : exec(s, b.s, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_model_put(struct store *s, const struct mln_model *m, const char *text,
+    const char *path, const char *fp, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int64_t next_id = 1;
+	int64_t *keep = NULL;  /* keep[q]: stored id kept for model pred q */
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	if (!(keep = xcalloc(m->preds.n, sizeof *keep)))
+		return err_oom(e);
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		int q = smap_get(&m->predmap, p->name);
+		if (p->id >= next_id)
+			next_id = p->id + 1;
+		if (q >= 0 && same_signature(s, p, m, &m->preds.v[q]))
+			keep[q] = p->id;
+		else
+			buf_printf(&b, "DROP TABLE %s;\n", p->table);
+	}
+	if (b.oom) {
+		rc = err_oom(e);
+		goto done;
+	}
+	/* statements on the ev_ tables must be gone before DROP TABLE */
+	preds_free(s);
+	if ((b.len && (rc = exec(s, b.s, e))) ||
+	    (rc = exec(s, sql_model_clear, e)))
+		goto done;
+	/* types keep their ids by name so that domains survive */
+	if ((rc = prep(s, sql_type_put, &st, e)))
+		goto done;
+	{
+		int64_t tnext = 1;
+		for (size_t i = 0; i < s->type_ids.n; i++)
+			if (s->type_ids.v[i] >= tnext)
+				tnext = s->type_ids.v[i] + 1;
+		for (size_t t = 0; t < m->types.n; t++) {
+			int64_t id = -1;
+			for (size_t i = 0; i < s->type_names.n; i++)
+				if (!strcmp(s->type_names.v[i], m->types.v[t].name))
+					id = s->type_ids.v[i];
+			if (id < 0)
+				id = tnext++;
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_text(st, 2, m->types.v[t].name, -1, SQLITE_STATIC);
+			if (sqlite3_step(st) != SQLITE_DONE) {
+				rc = dberr(s, e, "types");
+				goto done;
+			}
+			sqlite3_reset(st);
+		}
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = exec(s, sql_domains_orphans, e)) || (rc = cache_load(s, e)))
+		goto done;
+	buf_clear(&b);
+	for (size_t q = 0; q < m->preds.n; q++) {
+		const struct mln_pred *mp = &m->preds.v[q];
+		int64_t id = keep[q] ? keep[q] : next_id++;
+		sqlite3_stmt *pa = NULL;
+		char table[32];
+		snprintf(table, sizeof table, "ev_%lld", (long long)id);
+		if ((rc = prep(s, sql_pred_put, &st, e)))
+			goto done;
+		sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, mp->name, -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 3, mp->arity);
+		sqlite3_bind_int(st, 4, mp->closed);
+		sqlite3_bind_text(st, 5, table, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = dberr(s, e, "predicates");
+			goto done;
+		}
+		sqlite3_finalize(st);
+		st = NULL;
+		if ((rc = prep(s, sql_pred_arg_put, &pa, e)))
+			goto done;
+		for (int i = 0; i < mp->arity; i++) {
+			int ti = smap_get(&m->typemap, m->types.v[mp->types[i]].name);
+			int64_t tid = -1;
+			for (size_t k = 0; k < s->type_names.n; k++)
+				if (!strcmp(s->type_names.v[k], m->types.v[ti].name))
+					tid = s->type_ids.v[k];
+			sqlite3_bind_int64(pa, 1, id);
+			sqlite3_bind_int(pa, 2, i);
+			sqlite3_bind_int64(pa, 3, tid);
+			if (sqlite3_step(pa) != SQLITE_DONE) {
+				sqlite3_finalize(pa);
+				rc = dberr(s, e, "predicate_args");
+				goto done;
+			}
+			sqlite3_reset(pa);
+		}
+		sqlite3_finalize(pa);
+		if (!keep[q]) {
+			buf_printf(&b, "CREATE TABLE %s (", table);
+			for (int i = 0; i < mp->arity; i++)
+				buf_printf(&b, "a%d INTEGER NOT NULL, ", i);
+			buf_puts(&b, "truth INTEGER NOT NULL CHECK (truth IN (0, 1)), "
+			    "PRIMARY KEY (");
+			for (int i = 0; i < mp->arity; i++)
+				buf_printf(&b, "%sa%d", i ? ", " : "", i);
+			buf_puts(&b, ")) WITHOUT ROWID;\n");
+		}
+	}
+	if (b.oom) {
+		rc = err_oom(e);
+		goto done;
+	}
+	if ((b.len && (rc = exec(s, b.s, e))) ||
+	    (rc = prep(s, sql_formula_put, &st, e)))
+		goto done;
+	for (size_t i = 0; i < m->formulas.n; i++) {
+		const struct mln_formula *f = &m->formulas.v[i];
+		sqlite3_bind_int(st, 1, f->line);
+		if (f->hard)
+			sqlite3_bind_null(st, 2);
+		else
+			sqlite3_bind_double(st, 2, f->weight);
+		sqlite3_bind_int(st, 3, f->hard);
+		sqlite3_bind_text(st, 4, f->text, -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			rc = dberr(s, e, "formulas");
+			goto done;
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if ((rc = prep(s, sql_model_put, &st, e)))
+		goto done;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, text, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, fp, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		rc = dberr(s, e, "model");
+		goto done;
+	}
+	if ((rc = cache_load(s, e)) || (rc = view_rebuild(s, e)))
+		goto done;
+	/* declared constants and constants in formulas join their domains */
+	for (size_t t = 0; t < m->types.n; t++) {
+		int ti = -1;
+		for (size_t k = 0; k < s->type_names.n; k++)
+			if (!strcmp(s->type_names.v[k], m->types.v[t].name))
+				ti = (int)k;
+		for (size_t k = 0; k < m->types.v[t].consts.n; k++) {
+			const char *name = m->consts.v[m->types.v[t].consts.v[k]];
+			int64_t cid;
+			if ((rc = const_in_domain(s, ti, name, strlen(name), &cid, e)))
+				goto done;
+		}
+	}
+	rc = 0;
+done:
+	sqlite3_finalize(st);
+	buf_free(&b);
+	free(keep);
+	return rc;
+}
+
+/* Finds or creates constant name and makes it a member of type index t. */
+static int
+const_in_domain(struct store *s, int t, const char *name, size_t len,
+    int64_t *id, struct err *e)
+{
+	int cid = smap_getn(&s->consts, name, len);
+	int r;
+
+	if (cid < 0) {
+		sqlite3_bind_text(s->const_put, 1, name, (int)len, SQLITE_STATIC);
+		r = sqlite3_step(s->const_put);
+		sqlite3_reset(s->const_put);
+		if (r != SQLITE_DONE)
+			return dberr(s, e, "constants");
+		cid = (int)sqlite3_last_insert_rowid(s->db);
+		if (smap_putn(&s->consts, name, len, cid) < 0)
+			return err_oom(e);
+	}
+	*id = cid;
+	if (t < 0)
+		return 0;
+	if ((r = dom_mark(s, t, cid)) < 0)
+		return err_oom(e);
+	if (r == 1) {
+		sqlite3_bind_int64(s->domain_put, 1, s->type_ids.v[t]);
+		sqlite3_bind_int64(s->domain_put, 2, cid);
+		r = sqlite3_step(s->domain_put);
+		sqlite3_reset(s->domain_put);
+		if (r != SQLITE_DONE)
+			return dberr(s, e, "domains");
+	}
+	return 0;
+}
+
+int
+store_npreds(const struct store *s)
+{
+	return (int)s->preds.n;
+}
+
+const struct store_pred *
+store_pred_at(const struct store *s, int i)
+{
+	return &s->preds.v[i];
+}
+
+int
+store_pred_find(const struct store *s, const char *name, size_t len)
+{
+	return smap_getn(&s->predmap, name, len);
+}
+
+int
+store_atom_add(struct store *s, int pi, const char *const *args,
+    const size_t *lens, int truth, const char *where, struct err *e)
+{
+	struct store_pred *p = &s->preds.v[pi];
+	sqlite3_stmt *ins = p->ins, *get = p->get;
+	int rc, old;
+
+	for (int i = 0; i < p->arity; i++) {
+		int64_t cid;
+		if ((rc = const_in_domain(s, type_index(s, p->types[i]), args[i],
+		    lens[i], &cid, e)))
+			return rc;
+		sqlite3_bind_int64(ins, i + 1, cid);
+		sqlite3_bind_int64(get, i + 1, cid);
+	}
+	sqlite3_bind_int(ins, p->arity + 1, truth);
+	rc = sqlite3_step(ins);
+	sqlite3_reset(ins);
+	if (rc != SQLITE_DONE)
+		return dberr(s, e, p->table);
+	if (sqlite3_changes(s->db) > 0)
+		return 0;
+	/* already there: the same truth is a harmless repeat */
+	rc = sqlite3_step(get);
+	old = rc == SQLITE_ROW ? sqlite3_column_int(get, 0) : truth;
+	sqlite3_reset(get);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dberr(s, e, p->table);
+	if (old != truth) {
+		struct buf b;
+		buf_init(&b);
+		for (int i = 0; i < p->arity; i++) {
+			buf_puts(&b, i ? "," : "");
+			buf_add(&b, args[i], lens[i]);
+		}
+		rc = err_set(e, SQLIFT_EINPUT, "%s: contradictory evidence: "
+		    "%s(%s) is %s here and %s before", where, p->name,
+		    b.s ? b.s : "", truth ? "true" : "false",
+		    truth ? "false" : "true");
+		buf_free(&b);
+		return rc;
+	}
+	return 0;
+}
+
+int
+store_evfile_add(struct store *s, const char *path, int64_t atoms,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prep(s, sql_evfile_put, &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, atoms);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "evidence_files");
+}
+
+void
+store_domains_free(struct store_domain *dom, int n)
+{
+	if (!dom)
+		return;
+	for (int t = 0; t < n; t++) {
+		for (int i = 0; i < dom[t].n; i++)
+			free(dom[t].names[i]);
+		free(dom[t].names);
+		free(dom[t].ids);
+	}
+	free(dom);
+}
+
+int
+store_domains(struct store *s, const struct mln_model *m,
+    struct store_domain **out, struct err *e)
+{
+	struct store_domain *dom;
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!(dom = xcalloc(m->types.n, sizeof *dom)))
+		return err_oom(e);
+	if ((rc = prep(s, sql_domain_of, &st, e)))
+		goto fail;
+	for (size_t t = 0; t < m->types.n; t++) {
+		int ti = -1;
+		VEC(int64_t) ids = { 0 };
+		VEC(char *) names = { 0 };
+		for (size_t k = 0; k < s->type_names.n; k++)
+			if (!strcmp(s->type_names.v[k], m->types.v[t].name))
+				ti = (int)k;
+		if (ti >= 0) {
+			sqlite3_bind_int64(st, 1, s->type_ids.v[ti]);
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+				char *n = col_dup(st, 1);
+				if (!n || VEC_PUSH(names, n) < 0 ||
+				    VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
+					free(n);
+					rc = err_oom(e);
+					break;
+				}
+			}
+			sqlite3_reset(st);
+			if (rc == SQLITE_DONE)
+				rc = 0;
+			else if (rc == SQLITE_ROW)
+				rc = SQLIFT_ENOMEM;  /* the loop broke on err_oom */
+			else
+				rc = dberr(s, e, "domains");
+		}
+		dom[t].n = (int)names.n;
+		dom[t].names = names.v;
+		dom[t].ids = ids.v;
+		if (rc)
+			goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = dom;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	store_domains_free(dom, (int)m->types.n);
+	return rc;
+}
+
+int
+store_atoms_each(struct store *s, int pi, store_atom_fn fn, void *ctx,
+    struct err *e)
+{
+	struct store_pred *p = &s->preds.v[pi];
+	sqlite3_stmt *st;
+	int64_t args[64];
+	struct buf b;
+	int rc;
+
+	if (p->arity > 64)
+		return err_set(e, SQLIFT_ELIMIT, "%s: more than 64 arguments",
+		    p->name);
+	buf_init(&b);
+	buf_puts(&b, "SELECT truth");
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, ", a%d", i);
+	buf_printf(&b, " FROM %s", p->table);
+	if (b.oom)
+		return err_oom(e);
+	rc = prep(s, b.s, &st, e);
+	buf_free(&b);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int r;
+		for (int i = 0; i < p->arity; i++)
+			args[i] = sqlite3_column_int64(st, i + 1);
+		if ((r = fn(ctx, args, sqlite3_column_int(st, 0)))) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, p->table);
+}
+
+int
+store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
+{
+	sqlite3_stmt *st;
+	uint64_t sum = 0;
+	int rc;
+
+	if ((rc = prep(s, "SELECT atom, truth FROM evidence_atoms", &st, e)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(st, 0);
+		char t = (char)('0' + sqlite3_column_int(st, 1));
+		sum += fnv1a(fnv1a(FNV_INIT, a, strlen(a)), &t, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return dberr(s, e, "evidence");
+	snprintf(out, 17, "%016llx", (unsigned long long)sum);
+	return 0;
+}
+
+int
+store_run_add(struct store *s, const struct store_run *r, int64_t *id,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prep(s, sql_run_put, &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, r->method, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
+	if (isnan(r->log_z))
+		sqlite3_bind_null(st, 3);
+	else
+		sqlite3_bind_double(st, 3, r->log_z);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)r->seed);
+	sqlite3_bind_text(st, 5, r->parameters, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, r->queries, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 7, r->job_file, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 8, r->model_fp, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, r->evidence_fp, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 10, r->unknown_atoms);
+	sqlite3_bind_int64(st, 11, r->query_atoms);
+	sqlite3_bind_text(st, 12, r->started_at, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 13, r->seconds);
+	sqlite3_bind_text(st, 14, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return dberr(s, e, "runs");
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int
+store_marginal_add(struct store *s, int64_t run, const char *pred,
+    const char *atom, double p, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prep(s, sql_marginal_put, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, pred, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, atom, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 4, p);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_marginals");
+}
+
+char *
+store_now(struct store *s)
+{
+	sqlite3_stmt *st;
+	char *r = NULL;
+
+	if (sqlite3_prepare_v2(s->db, sql_now, -1, &st, NULL) != SQLITE_OK)
+		return NULL;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		r = col_dup(st, 0);
+	sqlite3_finalize(st);
+	return r;
+}
+
+int
+store_info(struct store *s, FILE *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	char *text, *path, *fp;
+	int rc;
+
+	if ((rc = store_model_get(s, &text, &path, &fp, e)))
+		return rc;
+	fprintf(out, "database: %s (schema %d)\n", s->path, STORE_SCHEMA_VERSION);
+	if (text)
+		fprintf(out, "model: %s (fingerprint %s)\n", path, fp);
+	else
+		fprintf(out, "model: none\n");
+	free(text), free(path), free(fp);
+	if ((rc = prep(s, sql_info_counts, &st, e)))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		fprintf(out, "types: %d  predicates: %d  formulas: %d  "
+		    "constants: %d  evidence files: %d  runs: %d\n",
+		    sqlite3_column_int(st, 0), sqlite3_column_int(st, 1),
+		    sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+		    sqlite3_column_int(st, 4), sqlite3_column_int(st, 5));
+	sqlite3_finalize(st);
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		int64_t n = 0, t = 0;
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "SELECT count(*), coalesce(sum(truth), 0) FROM %s",
+		    p->table);
+		if (b.oom || (rc = prep(s, b.s, &st, e))) {
+			buf_free(&b);
+			return rc ? rc : err_oom(e);
+		}
+		buf_free(&b);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			n = sqlite3_column_int64(st, 0);
+			t = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+		fprintf(out, "  %s%s(", p->closed ? "*" : "", p->name);
+		for (int j = 0; j < p->arity; j++)
+			fprintf(out, "%s%s", j ? "," : "", store_type_name(s, p->types[j]));
+		fprintf(out, "): %lld evidence atoms (%lld true, %lld false)\n",
+		    (long long)n, (long long)t, (long long)(n - t));
+	}
+	if ((rc = prep(s, sql_info_runs, &st, e)))
+		return rc;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		fprintf(out, "run %lld: %s %s", (long long)sqlite3_column_int64(st, 0),
+		    sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
+			fprintf(out, " log Z = %.10g", sqlite3_column_double(st, 3));
+		fprintf(out, " at %s\n", sqlite3_column_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+store_pred_count(struct store *s, int pi, int64_t *n, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s", s->preds.v[pi].table);
+	rc = b.oom ? err_oom(e) : query_int(s, b.s, n, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_begin_read(struct store *s, struct err *e)
+{
+	int64_t ver = 0;
+	int rc;
+
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return dberr(s, e, "begin");
+	s->in_tx = 1;
+	if ((rc = query_int(s, "PRAGMA user_version", &ver, e)))
+		return rc;
+	if (ver == 0)
+		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
+		    "yet", s->path);
+	return cache_load(s, e);
+}

@@ -1,0 +1,109 @@
+/* store.h: the one module that talks SQL.  It opens and migrates the
+ * database, stores the model, appends evidence through prepared statements
+ * with in-memory caches of predicates and constants, reads domains and
+ * evidence back for inference, and records runs and their results. */
+#ifndef SQLIFT_STORE_H
+#define SQLIFT_STORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mln/mln.h"
+#include "util/util.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* Opens path (creating it when create is set).  Caller frees with
+ * store_close(), which also removes a file it created if nothing was
+ * committed.  Fails with SQLIFT_EDB for a locked database, a file that is
+ * not a sqlift database, or a schema newer than this program. */
+int store_open(const char *path, int create, struct store **out,
+    struct err *e) WUR;
+void store_close(struct store *s);
+const char *store_path(const struct store *s);
+
+/* One transaction per command: BEGIN IMMEDIATE takes the write lock at
+ * once, so a locked database fails before any work is done. */
+int store_begin(struct store *s, struct err *e) WUR;
+int store_commit(struct store *s, struct err *e) WUR;
+void store_rollback(struct store *s);
+
+/* The stored model text, path and fingerprint; NULLs when there is none.
+ * Caller frees the strings. */
+int store_model_get(struct store *s, char **text, char **path, char **fp,
+    struct err *e) WUR;
+/* Stores model m (parsed from text) replacing any stored one.  Evidence of
+ * predicates kept with the same name and argument types stays; the rest
+ * is dropped. */
+int store_model_put(struct store *s, const struct mln_model *m,
+    const char *text, const char *path, const char *fp, struct err *e) WUR;
+
+/* Predicates as stored. */
+struct store_pred {
+	int64_t id;
+	char *name;
+	int arity;
+	int closed;
+	int64_t *types;        /* arity type ids */
+	char *table;
+	void *ins, *get;       /* prepared insert and truth lookup */
+};
+int store_npreds(const struct store *s);
+const struct store_pred *store_pred_at(const struct store *s, int i);
+/* Index of a predicate by name, -1 if unknown. */
+int store_pred_find(const struct store *s, const char *name, size_t len);
+const char *store_type_name(const struct store *s, int64_t type_id);
+
+/* Appends one evidence atom: pred is an index from store_pred_find(),
+ * args the constant names.  A contradiction with stored evidence fails with
+ * SQLIFT_EINPUT and a message naming where (the caller's prefix). */
+int store_atom_add(struct store *s, int pred, const char *const *args,
+    const size_t *lens, int truth, const char *where, struct err *e) WUR;
+int store_evfile_add(struct store *s, const char *path, int64_t atoms,
+    struct err *e) WUR;
+
+/* Domains for inference: for each type of model m, its constants. */
+struct store_domain {
+	int n;
+	int64_t *ids;
+	char **names;
+};
+/* Fills dom[t] for every type t of m, and adds the model's declared and
+ * formula constants.  Caller frees with store_domains_free(). */
+int store_domains(struct store *s, const struct mln_model *m,
+    struct store_domain **dom, struct err *e) WUR;
+void store_domains_free(struct store_domain *dom, int n);
+
+/* Calls fn for every evidence atom of predicate pred (store index), with
+ * constant ids; stops at the first non-zero return and returns it. */
+typedef int (*store_atom_fn)(void *ctx, const int64_t *args, int truth);
+int store_atoms_each(struct store *s, int pred, store_atom_fn fn, void *ctx,
+    struct err *e) WUR;
+/* A fingerprint of all evidence (order-independent). */
+int store_evidence_fingerprint(struct store *s, char out[17],
+    struct err *e) WUR;
+
+struct store_run {
+	const char *method, *status, *parameters, *queries, *job_file;
+	const char *model_fp, *evidence_fp, *started_at;
+	double log_z;          /* NaN stores NULL */
+	uint64_t seed;
+	int64_t unknown_atoms, query_atoms;
+	double seconds;
+};
+int store_run_add(struct store *s, const struct store_run *r, int64_t *id,
+    struct err *e) WUR;
+int store_marginal_add(struct store *s, int64_t run, const char *pred,
+    const char *atom, double p, struct err *e) WUR;
+/* Current UTC time as the database writes it; caller frees. */
+char *store_now(struct store *s);
+
+int store_info(struct store *s, FILE *out, struct err *e) WUR;
+/* Number of evidence atoms of predicate pred (store index). */
+int store_pred_count(struct store *s, int pred, int64_t *n, struct err *e) WUR;
+/* Starts a read transaction and loads the caches (for info). */
+int store_begin_read(struct store *s, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,312 @@
+/* util.c: allocation with fault injection, buffers, arrays, the string map,
+ * hashing and log-space helpers shared by all modules. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "util/util.h"
+
+int
+err_set(struct err *e, int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	e->status = status;
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+	va_end(ap);
+	for (char *p = e->msg; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	return status;
+}
+
+int
+err_oom(struct err *e)
+{
+	return err_set(e, SQLIFT_ENOMEM, "out of memory");
+}
+
+static long fail_countdown;
+
+void
+util_fail_alloc_after(long k)
+{
+	fail_countdown = k;
+}
+
+static int
+alloc_fails(void)
+{
+	if (fail_countdown > 0 && --fail_countdown == 0)
+		return 1;
+	return 0;
+}
+
+void *
+xmalloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n ? n : 1);
+}
+
+void *
+xcalloc(size_t n, size_t sz)
+{
+	return alloc_fails() ? NULL : calloc(n ? n : 1, sz ? sz : 1);
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n ? n : 1);
+}
+
+char *
+xstrndup(const char *s, size_t n)
+{
+	char *r = xmalloc(n + 1);
+
+	if (r) {
+		memcpy(r, s, n);
+		r[n] = '\0';
+	}
+	return r;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+void
+buf_init(struct buf *b)
+{
+	memset(b, 0, sizeof *b);
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->s);
+	buf_init(b);
+}
+
+void
+buf_clear(struct buf *b)
+{
+	b->len = 0;
+	if (b->s)
+		b->s[0] = '\0';
+}
+
+static int
+buf_reserve(struct buf *b, size_t extra)
+{
+	size_t cap;
+	char *s;
+
+	if (b->oom)
+		return -1;
+	if (b->len + extra + 1 <= b->cap)
+		return 0;
+	cap = b->cap ? b->cap : 64;
+	while (cap < b->len + extra + 1)
+		cap *= 2;
+	if (!(s = xrealloc(b->s, cap))) {
+		b->oom = 1;
+		return -1;
+	}
+	b->s = s;
+	b->cap = cap;
+	return 0;
+}
+
+void
+buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (buf_reserve(b, n) < 0)
+		return;
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void
+buf_puts(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || buf_reserve(b, (size_t)n) < 0)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *
+buf_take(struct buf *b)
+{
+	char *s;
+
+	if (b->oom) {
+		buf_free(b);
+		return NULL;
+	}
+	s = b->s ? b->s : xstrdup("");
+	buf_init(b);
+	return s;
+}
+
+int
+vec_grow_(void **v, size_t *cap, size_t need, size_t item)
+{
+	size_t c;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	c = *cap ? *cap * 2 : 8;
+	while (c < need)
+		c *= 2;
+	if (!(p = xrealloc(*v, c * item)))
+		return -1;
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+uint64_t
+fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= s[i];
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+void
+smap_init(struct smap *m)
+{
+	memset(m, 0, sizeof *m);
+}
+
+void
+smap_free(struct smap *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->keys[i]);
+	free(m->keys);
+	free(m->vals);
+	smap_init(m);
+}
+
+static size_t
+smap_slot(const struct smap *m, const char *key, size_t len)
+{
+	size_t i = (size_t)fnv1a(FNV_INIT, key, len) & (m->cap - 1);
+
+	while (m->keys[i] && (strncmp(m->keys[i], key, len) != 0 ||
+	    m->keys[i][len] != '\0'))
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+int
+smap_getn(const struct smap *m, const char *key, size_t len)
+{
+	size_t i;
+
+	if (m->cap == 0)
+		return -1;
+	i = smap_slot(m, key, len);
+	return m->keys[i] ? m->vals[i] : -1;
+}
+
+int
+smap_get(const struct smap *m, const char *key)
+{
+	return smap_getn(m, key, strlen(key));
+}
+
+static int
+smap_rehash(struct smap *m)
+{
+	struct smap n;
+
+	n.cap = m->cap ? m->cap * 2 : 16;
+	n.n = 0;
+	n.keys = xcalloc(n.cap, sizeof *n.keys);
+	n.vals = xcalloc(n.cap, sizeof *n.vals);
+	if (!n.keys || !n.vals) {
+		free(n.keys);
+		free(n.vals);
+		return -1;
+	}
+	for (size_t i = 0; i < m->cap; i++) {
+		if (m->keys[i]) {
+			size_t j = smap_slot(&n, m->keys[i], strlen(m->keys[i]));
+			n.keys[j] = m->keys[i];
+			n.vals[j] = m->vals[i];
+			n.n++;
+		}
+	}
+	free(m->keys);
+	free(m->vals);
+	*m = n;
+	return 0;
+}
+
+int
+smap_putn(struct smap *m, const char *key, size_t len, int val)
+{
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
+		return -1;
+	i = smap_slot(m, key, len);
+	if (!m->keys[i]) {
+		if (!(m->keys[i] = xstrndup(key, len)))
+			return -1;
+		m->n++;
+	}
+	m->vals[i] = val;
+	return 0;
+}
+
+int
+smap_put(struct smap *m, const char *key, int val)
+{
+	return smap_putn(m, key, strlen(key), val);
+}
+
+double
+log_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	if (a < b) {
+		double t = a;
+		a = b;
+		b = t;
+	}
+	return a + log1p(exp(b - a));
+}

@@ -1,0 +1,77 @@
+/* util.h: small shared pieces of libsqlift: allocation that reports
+ * failure, growable buffers and arrays, a string-to-int hash map, hashing,
+ * log-space arithmetic. */
+#ifndef SQLIFT_UTIL_H
+#define SQLIFT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define WUR __attribute__((warn_unused_result))
+#define PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+/* Error text of a failed call: a fixed buffer, as curl's error buffer.  */
+#define ERR_MAX 512
+struct err {
+	int status;          /* enum sqlift_status */
+	char msg[ERR_MAX];   /* one line, no newline */
+};
+/* Records status and message; returns status so that callers can write
+ * `return err_set(e, SQLIFT_EINPUT, "...")`. */
+int err_set(struct err *e, int status, const char *fmt, ...) PRINTF(3, 4);
+int err_oom(struct err *e);
+
+/* Fault injection for tests: the k-th allocation from now fails (0: off). */
+void util_fail_alloc_after(long k);
+void *xmalloc(size_t n);            /* NULL on failure */
+void *xcalloc(size_t n, size_t sz); /* NULL on failure */
+void *xrealloc(void *p, size_t n);  /* NULL on failure, p untouched */
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/* Growable byte buffer; always NUL-terminated when len > 0.  Caller owns
+ * .s and frees it with buf_free(). */
+struct buf {
+	char *s;
+	size_t len, cap;
+	int oom;             /* set once an append failed; later appends no-op */
+};
+void buf_init(struct buf *b);
+void buf_free(struct buf *b);
+void buf_add(struct buf *b, const char *s, size_t n);
+void buf_puts(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) PRINTF(2, 3);
+void buf_clear(struct buf *b);
+/* Takes the string out of the buffer; the caller frees it. NULL on oom. */
+char *buf_take(struct buf *b);
+
+/* Growable array of fixed-size items. */
+#define VEC(T) struct { T *v; size_t n, cap; }
+int vec_grow_(void **v, size_t *cap, size_t need, size_t item) WUR;
+#define VEC_PUSH(vec, x) \
+	(vec_grow_((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v) \
+	    ? -1 : ((vec).v[(vec).n++] = (x), 0))
+
+/* Open-addressing map from strings to ints; keys are copied. */
+struct smap {
+	char **keys;
+	int *vals;
+	size_t n, cap;       /* cap is a power of two */
+};
+void smap_init(struct smap *m);
+void smap_free(struct smap *m);
+/* Returns the value or -1. */
+int smap_get(const struct smap *m, const char *key);
+int smap_getn(const struct smap *m, const char *key, size_t len);
+/* Inserts or replaces; -1 on out of memory. */
+int smap_put(struct smap *m, const char *key, int val) WUR;
+int smap_putn(struct smap *m, const char *key, size_t len, int val) WUR;
+
+uint64_t fnv1a(uint64_t h, const void *p, size_t n);
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+/* log(exp(a) + exp(b)), exact at -inf. */
+double log_add(double a, double b);
+
+#endif
