@@ -131,7 +131,7 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 	}
 	c.g = g;
 	for (int p = 0; p < g->npreds; p++) {
-		if (store_pred[p] < 0)
+		if (!s || store_pred[p] < 0)
 			continue;
 		c.p = p;
 		if ((rc = store_atoms_each(s, store_pred[p], ev_row, &c, e))) {

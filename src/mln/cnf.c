@@ -1,0 +1,497 @@
+/* cnf.c: converts formulas to clauses without changing the distribution.
+ * Alchemy divides a formula's weight among its CNF clauses, which changes
+ * the model; here a formula whose CNF has several clauses gets an
+ * auxiliary atom A(free vars) with hard clauses A <=> F and the weight on
+ * A, and a conjunction of literals becomes its negation (one clause) with
+ * the weight negated plus a constant.  Both keep Z and every marginal. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "mln/mln.h"
+
+struct cctx {
+	const struct mln_model *m;
+	struct mln_model *out;
+	const struct mln_domain *d;
+	const struct mln_formula *f;
+	int *subst;            /* per var: -1 or constant of out */
+	int oom;
+};
+
+static struct mln_node *
+mk(struct cctx *c, enum mln_kind k, struct mln_node *a, struct mln_node *b)
+{
+	int binary = k == MLN_AND || k == MLN_OR;
+	struct mln_node *n = NULL;
+
+	if ((k == MLN_NOT && !a) || (binary && (!a || !b)) ||
+	    !(n = xcalloc(1, sizeof *n))) {
+		c->oom = 1;
+		mln_node_free(a);
+		mln_node_free(b);
+		return NULL;
+	}
+	n->kind = k;
+	n->a = a;
+	n->b = b;
+	n->pred = -1;
+	return n;
+}
+
+/* Literal copy with the substitution applied; constants are renumbered
+ * into the output model. */
+static struct mln_node *
+lit_copy(struct cctx *c, const struct mln_node *n, int neg)
+{
+	struct mln_node *l = mk(c, n->kind, NULL, NULL);
+
+	if (!l)
+		return NULL;
+	l->pred = n->pred;
+	l->nargs = n->nargs;
+	if (!(l->args = xcalloc((size_t)n->nargs + 1, sizeof *l->args))) {
+		c->oom = 1;
+		mln_node_free(l);
+		return NULL;
+	}
+	for (int i = 0; i < n->nargs; i++) {
+		const struct mln_term *t = &n->args[i];
+		if (t->var >= 0 && c->subst[t->var] >= 0) {
+			l->args[i].var = -1;
+			l->args[i].cst = c->subst[t->var];
+		} else if (t->var >= 0) {
+			l->args[i] = *t;
+		} else {
+			l->args[i].var = -1;
+			if ((l->args[i].cst = mln_const(c->out,
+			    c->m->consts.v[t->cst])) < 0)
+				c->oom = 1;
+		}
+	}
+	return neg ? mk(c, MLN_NOT, l, NULL) : l;
+}
+
+static struct mln_node *nnf(struct cctx *c, const struct mln_node *n, int neg);
+
+/* OR (or AND) of the body over every value of the bound variables. */
+static struct mln_node *
+expand(struct cctx *c, const struct mln_node *n, int k, int disj, int neg)
+{
+	int v, t;
+	struct mln_node *acc = NULL;
+
+	if (k == n->nq)
+		return nnf(c, n->a, neg);
+	v = n->qvars[k];
+	t = c->f->vartypes[v];
+	for (int i = 0; i < c->d[t].n && !c->oom; i++) {
+		struct mln_node *x;
+		if ((c->subst[v] = mln_const(c->out, c->d[t].names[i])) < 0) {
+			c->oom = 1;
+			break;
+		}
+		x = expand(c, n, k + 1, disj, neg);
+		acc = acc ? mk(c, disj ? MLN_OR : MLN_AND, acc, x) : x;
+	}
+	c->subst[v] = -1;
+	if (!acc)
+		acc = mk(c, disj ? MLN_FALSE : MLN_TRUE, NULL, NULL);
+	return acc;
+}
+
+/* Negation normal form with quantifiers expanded: only AND, OR, TRUE,
+ * FALSE and literals (atoms and equalities, possibly under one NOT). */
+static struct mln_node *
+nnf(struct cctx *c, const struct mln_node *n, int neg)
+{
+	enum mln_kind and = neg ? MLN_OR : MLN_AND, or = neg ? MLN_AND : MLN_OR;
+
+	if (c->oom)
+		return NULL;
+	switch (n->kind) {
+	case MLN_ATOM:
+	case MLN_EQ:
+		return lit_copy(c, n, neg);
+	case MLN_TRUE:
+	case MLN_FALSE:
+		return mk(c, (n->kind == MLN_TRUE) != neg ? MLN_TRUE : MLN_FALSE,
+		    NULL, NULL);
+	case MLN_NOT:
+		return nnf(c, n->a, !neg);
+	case MLN_AND:
+		return mk(c, and, nnf(c, n->a, neg), nnf(c, n->b, neg));
+	case MLN_OR:
+		return mk(c, or, nnf(c, n->a, neg), nnf(c, n->b, neg));
+	case MLN_IMPLIES:
+		return mk(c, or, nnf(c, n->a, !neg), nnf(c, n->b, neg));
+	case MLN_IFF:
+		/* a <=> b is (!a v b) ^ (a v !b); its negation (a v b) ^ (!a v !b) */
+		return mk(c, MLN_AND,
+		    mk(c, MLN_OR, nnf(c, n->a, 1), nnf(c, n->b, neg)),
+		    mk(c, MLN_OR, nnf(c, n->a, 0), nnf(c, n->b, !neg)));
+	case MLN_EXIST:
+		return expand(c, n, 0, !neg, neg);
+	case MLN_FORALL:
+		return expand(c, n, 0, neg, neg);
+	}
+	return NULL;
+}
+
+/* A clause is a list of borrowed literal nodes; a CNF a list of those. */
+typedef VEC(const struct mln_node *) clause_t;
+typedef VEC(clause_t) cnf_t;
+
+static void
+cnf_free(cnf_t *x)
+{
+	for (size_t i = 0; i < x->n; i++)
+		free(x->v[i].v);
+	free(x->v);
+	memset(x, 0, sizeof *x);
+}
+
+static int
+clause_cat(clause_t *dst, const clause_t *a, const clause_t *b)
+{
+	for (size_t i = 0; i < a->n; i++)
+		if (VEC_PUSH(*dst, a->v[i]) < 0)
+			return -1;
+	for (size_t i = 0; i < b->n; i++)
+		if (VEC_PUSH(*dst, b->v[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* CNF of an NNF tree by distribution. */
+static int
+to_cnf(const struct mln_node *n, cnf_t *out)
+{
+	cnf_t a = { 0 }, b = { 0 };
+	int rc = -1;
+
+	memset(out, 0, sizeof *out);
+	switch (n->kind) {
+	case MLN_TRUE:
+		return 0;
+	case MLN_FALSE: {
+		clause_t empty = { 0 };
+		return VEC_PUSH(*out, empty);
+	}
+	case MLN_AND:
+		if (to_cnf(n->a, &a) < 0 || to_cnf(n->b, &b) < 0)
+			goto done;
+		for (size_t i = 0; i < b.n; i++)
+			if (VEC_PUSH(a, b.v[i]) < 0)
+				goto done;
+		free(b.v);
+		memset(&b, 0, sizeof b);
+		*out = a;
+		return 0;
+	case MLN_OR:
+		if (to_cnf(n->a, &a) < 0 || to_cnf(n->b, &b) < 0)
+			goto done;
+		for (size_t i = 0; i < a.n; i++)
+			for (size_t j = 0; j < b.n; j++) {
+				clause_t cl = { 0 };
+				if (clause_cat(&cl, &a.v[i], &b.v[j]) < 0 ||
+				    VEC_PUSH(*out, cl) < 0) {
+					free(cl.v);
+					goto done;
+				}
+			}
+		rc = 0;
+		goto done;
+	default: {
+		clause_t cl = { 0 };
+		if (VEC_PUSH(cl, n) < 0 || VEC_PUSH(*out, cl) < 0) {
+			free(cl.v);
+			return -1;
+		}
+		return 0;
+	}
+	}
+done:
+	cnf_free(&a);
+	cnf_free(&b);
+	if (rc < 0)
+		cnf_free(out);
+	return rc;
+}
+
+static struct mln_node *
+node_of_lit(struct cctx *c, const struct mln_node *l, int negate)
+{
+	struct mln_node *x;
+
+	if (l->kind == MLN_NOT) {
+		x = mln_node_copy(l->a);
+		if (!x)
+			c->oom = 1;
+		return negate ? x : mk(c, MLN_NOT, x, NULL);
+	}
+	if (!(x = mln_node_copy(l)))
+		c->oom = 1;
+	return negate ? mk(c, MLN_NOT, x, NULL) : x;
+}
+
+/* Disjunction of the clause's literals (each negated if negate), with an
+ * extra literal in front if extra is given. */
+static struct mln_node *
+clause_node(struct cctx *c, const clause_t *cl, int negate,
+    struct mln_node *extra)
+{
+	struct mln_node *acc = extra;
+
+	for (size_t i = 0; i < cl->n; i++) {
+		struct mln_node *x = node_of_lit(c, cl->v[i], negate);
+		acc = acc ? mk(c, MLN_OR, acc, x) : x;
+	}
+	return acc ? acc : mk(c, MLN_FALSE, NULL, NULL);
+}
+
+/* Appends a formula to out with f's variables. */
+static int
+add_formula(struct cctx *c, struct mln_node *root, double w, int hard)
+{
+	const struct mln_formula *f = c->f;
+	struct mln_formula g = { 0 };
+
+	if (!root || c->oom) {
+		mln_node_free(root);
+		return -1;
+	}
+	g.root = root;
+	g.weight = w;
+	g.hard = hard;
+	g.line = f->line;
+	g.nvars = f->nvars;
+	g.vars = xcalloc((size_t)f->nvars + 1, sizeof *g.vars);
+	g.vartypes = xcalloc((size_t)f->nvars + 1, sizeof *g.vartypes);
+	g.free = xcalloc((size_t)f->nvars + 1, sizeof *g.free);
+	if (!g.vars || !g.vartypes || !g.free)
+		goto fail;
+	for (int i = 0; i < f->nvars; i++) {
+		if (!(g.vars[i] = xstrdup(f->vars[i])))
+			goto fail;
+		g.vartypes[i] = f->vartypes[i];
+		g.free[i] = f->free[i];
+	}
+	if (!(g.text = mln_formula_text(c->out, &g)) ||
+	    VEC_PUSH(c->out->formulas, g) < 0)
+		goto fail;
+	return 0;
+fail:
+	mln_node_free(g.root);
+	for (int i = 0; g.vars && i < f->nvars; i++)
+		free(g.vars[i]);
+	free(g.vars);
+	free(g.vartypes);
+	free(g.free);
+	free(g.text);
+	return -1;
+}
+
+/* A fresh auxiliary predicate over the free variables of c->f; returns
+ * the atom A(free vars), or NULL. */
+static struct mln_node *
+aux_atom(struct cctx *c, int k)
+{
+	const struct mln_formula *f = c->f;
+	struct mln_pred p = { 0 };
+	struct mln_node *a;
+	char name[64];
+	int arity = 0, j = 0;
+
+	for (int i = 0; i < f->nvars; i++)
+		arity += f->free[i];
+	do
+		snprintf(name, sizeof name, "_aux%d", k++);
+	while (smap_get(&c->out->predmap, name) >= 0);
+	p.arity = arity;
+	p.aux = 1;
+	p.line = f->line;
+	if (!(p.name = xstrdup(name)) ||
+	    !(p.types = xcalloc((size_t)arity + 1, sizeof *p.types)) ||
+	    !(a = mk(c, MLN_ATOM, NULL, NULL))) {
+		free(p.name);
+		free(p.types);
+		c->oom = 1;
+		return NULL;
+	}
+	a->nargs = arity;
+	if (!(a->args = xcalloc((size_t)arity + 1, sizeof *a->args))) {
+		free(p.name);
+		free(p.types);
+		mln_node_free(a);
+		c->oom = 1;
+		return NULL;
+	}
+	for (int i = 0; i < f->nvars; i++)
+		if (f->free[i]) {
+			p.types[j] = f->vartypes[i];
+			a->args[j].var = i;
+			a->args[j].cst = -1;
+			j++;
+		}
+	if (VEC_PUSH(c->out->preds, p) < 0) {
+		free(p.name);
+		free(p.types);
+		mln_node_free(a);
+		c->oom = 1;
+		return NULL;
+	}
+	if (smap_put(&c->out->predmap, name, (int)c->out->preds.n - 1) < 0) {
+		mln_node_free(a);  /* the model owns p now */
+		c->oom = 1;
+		return NULL;
+	}
+	a->pred = (int)c->out->preds.n - 1;
+	return a;
+}
+
+/* Copies types, predicates and constants of m into a new model. */
+static struct mln_model *
+copy_signature(const struct mln_model *m)
+{
+	struct mln_model *o = xcalloc(1, sizeof *o);
+
+	if (!o || !(o->file = xstrdup(m->file)))
+		goto fail;
+	for (size_t i = 0; i < m->consts.n; i++)
+		if (mln_const(o, m->consts.v[i]) < 0)
+			goto fail;
+	for (size_t i = 0; i < m->types.n; i++) {
+		struct mln_type t = { 0 };
+		if (!(t.name = xstrdup(m->types.v[i].name)) ||
+		    VEC_PUSH(o->types, t) < 0) {
+			free(t.name);
+			goto fail;
+		}
+		if (smap_put(&o->typemap, t.name, (int)i) < 0)
+			goto fail;
+		for (size_t k = 0; k < m->types.v[i].consts.n; k++)
+			if (mln_type_add_const(o, (int)i, m->types.v[i].consts.v[k]) < 0)
+				goto fail;
+	}
+	for (size_t i = 0; i < m->preds.n; i++) {
+		struct mln_pred p = m->preds.v[i];
+		p.name = xstrdup(p.name);
+		p.types = xcalloc((size_t)p.arity + 1, sizeof *p.types);
+		if (!p.name || !p.types) {
+			free(p.name);
+			free(p.types);
+			goto fail;
+		}
+		memcpy(p.types, m->preds.v[i].types, (size_t)p.arity * sizeof *p.types);
+		if (VEC_PUSH(o->preds, p) < 0) {
+			free(p.name);
+			free(p.types);
+			goto fail;
+		}
+		if (smap_put(&o->predmap, p.name, (int)i) < 0)
+			goto fail;
+	}
+	return o;
+fail:
+	mln_free(o);
+	return NULL;
+}
+
+int
+mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
+    struct mln_model **out, double *log_const, struct err *e)
+{
+	struct cctx c = { 0 };
+	int naux = 1;
+
+	*out = NULL;
+	*log_const = 0;
+	c.m = m;
+	c.d = d;
+	if (!(c.out = copy_signature(m)))
+		return err_oom(e);
+	for (size_t k = 0; k < m->formulas.n && !c.oom; k++) {
+		const struct mln_formula *f = &m->formulas.v[k];
+		struct mln_node *pos = NULL, *neg = NULL;
+		cnf_t cp = { 0 }, cn = { 0 };
+		double groundings = 1;
+		int units = 1;
+
+		c.f = f;
+		free(c.subst);
+		if (!(c.subst = xmalloc(((size_t)f->nvars + 1) * sizeof *c.subst))) {
+			c.oom = 1;
+			break;
+		}
+		for (int i = 0; i < f->nvars; i++) {
+			c.subst[i] = -1;
+			if (f->free[i])
+				groundings *= d[f->vartypes[i]].n;
+		}
+		if (!(pos = nnf(&c, f->root, 0)) || to_cnf(pos, &cp) < 0) {
+			c.oom = 1;
+			goto next;
+		}
+		for (size_t i = 0; i < cp.n; i++)
+			units &= cp.v[i].n == 1;
+		if (f->hard) {
+			for (size_t i = 0; i < cp.n; i++)
+				if (add_formula(&c, clause_node(&c, &cp.v[i], 0, NULL),
+				    0, 1) < 0)
+					c.oom = 1;
+		} else if (cp.n == 0) {
+			*log_const += f->weight * groundings;  /* always true */
+		} else if (cp.n == 1) {
+			if (add_formula(&c, clause_node(&c, &cp.v[0], 0, NULL),
+			    f->weight, 0) < 0)
+				c.oom = 1;
+		} else if (units) {
+			/* w [l1 ^ ... ^ lk] = w - w [!l1 v ... v !lk] */
+			clause_t all = { 0 };
+			for (size_t i = 0; i < cp.n; i++)
+				if (VEC_PUSH(all, cp.v[i].v[0]) < 0)
+					c.oom = 1;
+			if (!c.oom && add_formula(&c, clause_node(&c, &all, 1, NULL),
+			    -f->weight, 0) < 0)
+				c.oom = 1;
+			free(all.v);
+			*log_const += f->weight * groundings;
+		} else {
+			/* A <=> F: (!A v C) for each clause C of F, (A v D) for
+			 * each clause D of !F, and the weight on A */
+			struct mln_node *a = aux_atom(&c, naux++);
+			if (!a || !(neg = nnf(&c, f->root, 1)) || to_cnf(neg, &cn) < 0) {
+				mln_node_free(a);
+				c.oom = 1;
+				goto next;
+			}
+			for (size_t i = 0; i < cp.n && !c.oom; i++) {
+				struct mln_node *na = mk(&c, MLN_NOT, mln_node_copy(a), NULL);
+				if (add_formula(&c, clause_node(&c, &cp.v[i], 0, na), 0, 1) < 0)
+					c.oom = 1;
+			}
+			for (size_t i = 0; i < cn.n && !c.oom; i++)
+				if (add_formula(&c, clause_node(&c, &cn.v[i], 0,
+				    mln_node_copy(a)), 0, 1) < 0)
+					c.oom = 1;
+			if (!c.oom && add_formula(&c, a, f->weight, 0) < 0)
+				c.oom = 1;
+			else if (c.oom)
+				mln_node_free(a);
+		}
+next:
+		cnf_free(&cp);
+		cnf_free(&cn);
+		mln_node_free(pos);
+		mln_node_free(neg);
+	}
+	free(c.subst);
+	if (c.oom) {
+		mln_free(c.out);
+		return err_oom(e);
+	}
+	*out = c.out;
+	return 0;
+}

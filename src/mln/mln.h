@@ -79,12 +79,10 @@ char *mln_formula_text(const struct mln_model *m, const struct mln_formula *f);
 struct mln_node *mln_node_copy(const struct mln_node *n);
 void mln_node_free(struct mln_node *n);
 
-/* Domains at inference time: for each model type, its constants (names
- * borrowed from the model or the store; ids are the store's). */
-struct mln_domains {
-	int ntypes;
-	int *size;             /* size[t] */
-	int **cst_index;       /* cst_index[t][model constant] = position or -1 */
+/* A type's constants at inference time (names borrowed). */
+struct mln_domain {
+	int n;
+	char *const *names;
 };
 
 /* Converts every formula to clauses (disjunctions of literals), keeping
@@ -94,9 +92,9 @@ struct mln_domains {
  * with hard clauses A <=> F and a unit clause carrying the weight.
  * Existential quantifiers are expanded over the domains.  The result is a
  * new model (preds and constants copied, aux preds appended) whose
- * formulas are all clauses; *log_const gets the constant added to log Z
- * per grounding count (sum of weight * groundings of conjunctions). */
-int mln_to_clauses(const struct mln_model *m, const struct mln_domains *d,
+ * formulas are all clauses (d[t] gives type t's constants); *log_const
+ * gets what must be added to the clauses' log Z to give the model's. */
+int mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
     struct mln_model **out, double *log_const, struct err *e) WUR;
 
 #endif

@@ -605,14 +605,19 @@ parse_unary(struct parser *p, struct mln_node **out)
 		return 0;
 	}
 	if (t->t == T_LP) {
-		next(p);
+		const struct token *open = next(p);
 		if ((rc = parse_formula(p, out)))
 			return rc;
-		if ((rc = want(p, T_RP, "')'"))) {
+		if (peek(p)->t != T_RP) {
+			const struct token *k = peek(p);
 			mln_node_free(*out);
 			*out = NULL;
-			return rc;
+			if (k->t == T_NL || k->t == T_EOF)
+				return perr(p, open, "unbalanced parentheses: this '(' "
+				    "is not closed");
+			return unexpected(p, k, "')'");
 		}
+		next(p);
 		return 0;
 	}
 	if (t->t == T_EXIST || t->t == T_FORALL)
@@ -908,8 +913,11 @@ parse_domain(struct parser *p)
 	for (;;) {
 		t = next(p);
 		if (t->t == T_ELLIPSIS) {
-			const struct token *hi = next(p);
+			const struct token *hi;
 			long h;
+			if (peek(p)->t == T_COMMA)
+				next(p);
+			hi = next(p);
 			if (!have_num || hi->t != T_NUM)
 				return perr(p, t, "'...' needs integers on both sides");
 			h = (long)parse_number(hi);
@@ -1006,13 +1014,14 @@ parse_decl(struct parser *p, int closed)
 	}
 	pr.arity = (int)ty.n;
 	pr.types = ty.v;
-	if (VEC_PUSH(p->m->preds, pr) < 0 ||
-	    smap_putn(&p->m->predmap, name->s, (size_t)name->len,
-	    (int)p->m->preds.n - 1) < 0) {
+	if (VEC_PUSH(p->m->preds, pr) < 0) {
 		free(pr.name);
 		free(ty.v);
 		return err_oom(p->e);
 	}
+	if (smap_putn(&p->m->predmap, name->s, (size_t)name->len,
+	    (int)p->m->preds.n - 1) < 0)
+		return err_oom(p->e);  /* the model owns pr now */
 	return 0;
 fail:
 	free(ty.v);

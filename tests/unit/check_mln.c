@@ -1,0 +1,282 @@
+/* check_mln.c: the .mln parser (syntax, types, messages) and the
+ * conversion to clauses, which must keep log Z exactly: checked against
+ * brute force on thousands of random formulas. */
+#include "testutil.h"
+
+static struct mln_model *
+parse_ok(const char *text)
+{
+	struct mln_model *m = NULL;
+	struct err e = { 0 };
+	int rc = mln_parse(text, strlen(text), "t.mln", &m, &e);
+
+	ck_assert_msg(rc == 0, "parse failed: %s", e.msg);
+	return m;
+}
+
+/* Parsing must fail with a message containing want. */
+static void
+parse_bad(const char *text, const char *want)
+{
+	struct mln_model *m = NULL;
+	struct err e = { 0 };
+	int rc = mln_parse(text, strlen(text), "t.mln", &m, &e);
+
+	ck_assert_msg(rc == SQLIFT_EINPUT, "'%s' parsed", text);
+	ck_assert_ptr_null(m);
+	ck_assert_msg(strstr(e.msg, want) != NULL, "message '%s' lacks '%s'",
+	    e.msg, want);
+	ck_assert_ptr_null(strchr(e.msg, '\n'));
+}
+
+START_TEST(test_declarations)
+{
+	struct mln_model *m = parse_ok(
+	    "// comment\nperson = {Anna, Bob}\n/* block\n comment */\n"
+	    "Friends(person, person)\n*Smokes(person)\r\nCancer(person)\n"
+	    "num = {0,...,4}\nAge(person,num)\n");
+
+	ck_assert_int_eq(m->preds.n, 4);
+	ck_assert_str_eq(m->preds.v[0].name, "Friends");
+	ck_assert_int_eq(m->preds.v[0].arity, 2);
+	ck_assert_int_eq(m->preds.v[1].closed, 1);
+	ck_assert_int_eq(m->preds.v[2].closed, 0);
+	ck_assert_int_eq(m->types.v[0].consts.n, 2);
+	ck_assert_int_eq(m->types.v[smap_get(&m->typemap, "num")].consts.n, 5);
+	ck_assert_int_eq(m->formulas.n, 0);
+	mln_free(m);
+}
+END_TEST
+
+START_TEST(test_formulas)
+{
+	struct mln_model *m = parse_ok(
+	    "Smokes(person)\nCancer(person)\nFriends(person,person)\n"
+	    "1.5 Smokes(x) => Cancer(x)\n"
+	    "-2e-1 Friends(x,y) ^ Smokes(x) =>\n   Smokes(y)\n"
+	    "Smokes(Anna).\n"
+	    "0.3 !Smokes(x) v Cancer(x) ^ Smokes(x) <=> Cancer(x)\n"
+	    "2 EXIST y Friends(x,y)\n"
+	    "1 Friends(x,+y) ^ !(x = y)\n"
+	    "Cancer(x)\n");
+
+	ck_assert_int_eq(m->formulas.n, 7);
+	ck_assert_str_eq(m->formulas.v[0].text, "1.5 Smokes(x) => Cancer(x)");
+	ck_assert_str_eq(m->formulas.v[1].text,
+	    "-0.20000000000000001 (Friends(x,y) ^ Smokes(x)) => Smokes(y)");
+	ck_assert_int_eq(m->formulas.v[2].hard, 1);
+	ck_assert_str_eq(m->formulas.v[2].text, "Smokes(Anna).");
+	/* ^ binds tighter than v, which binds tighter than <=> */
+	ck_assert_str_eq(m->formulas.v[3].text,
+	    "0.29999999999999999 (!Smokes(x) v (Cancer(x) ^ Smokes(x))) <=> Cancer(x)");
+	ck_assert_str_eq(m->formulas.v[4].text, "2 EXIST y Friends(x,y)");
+	/* y is bound, x is free */
+	for (int i = 0; i < m->formulas.v[4].nvars; i++)
+		ck_assert_int_eq(m->formulas.v[4].free[i],
+		    strcmp(m->formulas.v[4].vars[i], "x") == 0);
+	ck_assert_str_eq(m->formulas.v[5].text, "1 Friends(x,y) ^ !(x = y)");
+	ck_assert_double_eq(m->formulas.v[6].weight, 0);
+	/* Anna joined the domain of person through the hard formula */
+	ck_assert_int_eq(m->types.v[0].consts.n, 1);
+	mln_free(m);
+}
+END_TEST
+
+START_TEST(test_real_quirks)
+{
+	/* no final newline, CRLF, quoted constants with //, digits */
+	struct mln_model *m = parse_ok(
+	    "Has(page,word)\r\nLink(page,page)\r\n"
+	    "1 Has(\"http://a.b/c\", W1) v Link(p, \"x//y\") // note\r\n"
+	    "-0.5 Link(p, 3)");
+	ck_assert_int_eq(m->formulas.n, 2);
+	ck_assert_str_eq(m->formulas.v[0].text,
+	    "1 Has(\"http://a.b/c\",W1) v Link(p,\"x//y\")");
+	mln_free(m);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+	parse_bad("P(t)\n1 P(x) ^ (P(y)\n", "t.mln:2:10: unbalanced parentheses");
+	parse_bad("P(t)\n1 P(x) ^ (P(y) P(x))\n", "t.mln:2:16: expected ')', found 'P'");
+	parse_bad("P(t)\n1 P(x))\n", "unbalanced parentheses");
+	parse_bad("P(t)\n1.2.3 P(x)\n", "t.mln:2:");
+	parse_bad("P(t)\n1 Q(x)\n", "unknown predicate Q");
+	parse_bad("P(t)\n1 P(x,y)\n", "P takes 1 argument, found more");
+	parse_bad("P(t,t)\n1 P(x)\n", "t.mln:2:");
+	parse_bad("P(t)\n1 P(x).\n", "not both");
+	parse_bad("P(t)\n*P(x) v P(y)\n", "'*' on a literal");
+	parse_bad("P(t)\n@1 P(x)\n", "'@'");
+	parse_bad("#include \"a.mln\"\n", "#include");
+	parse_bad("person motherOf(person)\n", "function");
+	parse_bad("P(t) 1.2\n", "Forclift");
+	parse_bad("P(t)\nQ(u)\n1 P(x) v Q(x)\n", "variable x is used as t and as u");
+	parse_bad("P(t)\n1 P(x) v y = z\n", "type of variable");
+	parse_bad("P(t)\n/* open\n", "unterminated /* comment");
+	parse_bad("P(t)\n1 P(\"abc)\n", "unterminated quoted constant");
+	parse_bad("P(t)\n1 P(x) & P(y)\n", "t.mln:2:8: unexpected character '&'");
+	parse_bad("P(t)\n1 (EXIST x P(x)) v P(x)\n", "inside and outside");
+}
+END_TEST
+
+/* Random formulas: brute force on the formula and on its clauses must
+ * give the same log Z (after the constant the conversion reports). */
+static unsigned rnd_state;
+
+static unsigned
+rnd(unsigned n)
+{
+	rnd_state = rnd_state * 1103515245u + 12345u;
+	return (rnd_state >> 16) % n;
+}
+
+static void
+rnd_formula(struct buf *b, int depth)
+{
+	static const char *atoms[] = { "P(x)", "P(y)", "Q(x)", "R(x,y)",
+	    "R(y,x)", "R(x,x)", "P(A)", "R(x,B)" };
+	static const char *ops[] = { " ^ ", " v ", " => ", " <=> " };
+	unsigned k = rnd(10);
+
+	if (depth == 0 || k < 3) {
+		if (rnd(4) == 0)
+			buf_puts(b, "!");
+		if (rnd(12) == 0)
+			buf_puts(b, rnd(2) ? "(x = y)" : "(x = A)");
+		else
+			buf_puts(b, atoms[rnd(8)]);
+		return;
+	}
+	if (k == 3) {
+		buf_puts(b, "!(");
+		rnd_formula(b, depth - 1);
+		buf_puts(b, ")");
+		return;
+	}
+	if (k == 4) {
+		buf_printf(b, "(EXIST z%d (R(x,z%d) ^ ", depth, depth);
+		rnd_formula(b, depth - 1);
+		buf_puts(b, "))");
+		return;
+	}
+	buf_puts(b, "(");
+	rnd_formula(b, depth - 1);
+	buf_puts(b, ops[rnd(4)]);
+	rnd_formula(b, depth - 1);
+	buf_puts(b, ")");
+}
+
+START_TEST(test_clauses_keep_log_z)
+{
+	int cases = 0, aux = 0;
+
+	for (unsigned seed = 1; seed <= 2000; seed++) {
+		struct mln_model *m, *c;
+		struct store_domain *d;
+		struct mln_domain *md;
+		struct err e = { 0 };
+		double lz1, lz2, k;
+		struct buf b;
+		int rc1, rc2;
+
+		rnd_state = seed;
+		buf_init(&b);
+		buf_puts(&b, "t = {A, B}\nP(t)\nQ(t)\nR(t,t)\n");
+		for (int i = 0; i < 1 + (int)rnd(2); i++) {
+			if (rnd(6) == 0)
+				rnd_formula(&b, 2), buf_puts(&b, ".\n");
+			else {
+				buf_printf(&b, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
+				rnd_formula(&b, 3);
+				buf_puts(&b, "\n");
+			}
+		}
+		if (mln_parse(b.s, b.len, "t.mln", &m, &e) != 0) {
+			/* a variable only in an equality has no type */
+			ck_assert_msg(strstr(e.msg, "type of variable") != NULL, "%s",
+			    e.msg);
+			buf_free(&b);
+			continue;
+		}
+		d = tu_domains(m);
+		md = calloc(m->types.n, sizeof *md);
+		for (size_t t = 0; t < m->types.n; t++) {
+			md[t].n = d[t].n;
+			md[t].names = d[t].names;
+		}
+		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		for (size_t i = 0; i < c->preds.n; i++)
+			aux += c->preds.v[i].aux;
+		rc1 = tu_brute_model(m, d, &lz1, &e);
+		rc2 = tu_brute_model(c, d, &lz2, &e);
+		if (rc1 == SQLIFT_ELIMIT || rc2 == SQLIFT_ELIMIT)
+			goto next;
+		ck_assert_msg(rc1 == rc2, "seed %u: status %d vs %d for\n%s", seed,
+		    rc1, rc2, b.s);
+		if (rc1 == 0) {
+			ck_assert_msg(fabs(lz1 - (lz2 + k)) <= 1e-9 * (1 + fabs(lz1)),
+			    "seed %u: log Z %.15g vs clauses %.15g + %.15g for\n%s",
+			    seed, lz1, lz2, k, b.s);
+			/* every output formula is a clause */
+			for (size_t i = 0; i < c->formulas.n; i++)
+				ck_assert_ptr_null(strstr(c->formulas.v[i].text, " ^ "));
+		}
+		cases++;
+next:
+		buf_free(&b);
+		store_domains_free(d, (int)m->types.n);
+		free(md);
+		mln_free(c);
+		mln_free(m);
+	}
+	ck_assert_int_ge(cases, 1500);
+	ck_assert_int_ge(aux, 100);  /* the auxiliary-atom path was exercised */
+}
+END_TEST
+
+START_TEST(test_parse_oom)
+{
+	/* every allocation failure is reported, never a crash */
+	const char *text = "t = {A, B}\nP(t)\nR(t,t)\n"
+	    "1.5 P(x) => EXIST y R(x,y)\nP(A).\n";
+	int ok = 0;
+
+	for (long k = 1; k < 2000 && !ok; k++) {
+		struct mln_model *m = NULL;
+		struct err e = { 0 };
+		int rc;
+		util_fail_alloc_after(k);
+		rc = mln_parse(text, strlen(text), "t.mln", &m, &e);
+		util_fail_alloc_after(0);
+		ck_assert_msg(rc == 0 || rc == SQLIFT_ENOMEM, "k=%ld rc=%d %s", k,
+		    rc, e.msg);
+		ok = rc == 0;
+		mln_free(m);
+	}
+	ck_assert(ok);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("mln");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, test_declarations);
+	tcase_add_test(tc, test_formulas);
+	tcase_add_test(tc, test_real_quirks);
+	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_clauses_keep_log_z);
+	tcase_add_test(tc, test_parse_oom);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,121 @@
+/* testutil.h: helpers shared by the Check unit tests: temporary files,
+ * brute force on a model text without a database, and SQL read-back. */
+#ifndef SQLIFT_TESTUTIL_H
+#define SQLIFT_TESTUTIL_H
+
+#include <check.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "infer/ground.h"
+#include "mln/mln.h"
+#include "sqlift.h"
+
+static char tu_dir[256] __attribute__((unused));
+
+static inline void
+tu_setup(void)
+{
+	snprintf(tu_dir, sizeof tu_dir, "/tmp/sqlift-test-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tu_dir));
+}
+
+static inline void
+tu_teardown(void)
+{
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tu_dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", tu_dir);
+}
+
+/* Writes text to tu_dir/name; returns the path (static buffer ring). */
+static inline const char *
+tu_file(const char *name, const char *text)
+{
+	static char paths[8][512];
+	static int k;
+	char *p = paths[k++ % 8];
+	FILE *f;
+
+	snprintf(p, 512, "%s/%s", tu_dir, name);
+	if (!text)
+		return p;
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	return p;
+}
+
+/* Domains made of each type's declared constants. */
+static inline struct store_domain *
+tu_domains(const struct mln_model *m)
+{
+	struct store_domain *d = calloc(m->types.n + 1, sizeof *d);
+
+	for (size_t t = 0; t < m->types.n; t++) {
+		const struct mln_type *ty = &m->types.v[t];
+		d[t].n = (int)ty->consts.n;
+		d[t].ids = calloc(ty->consts.n + 1, sizeof *d[t].ids);
+		d[t].names = calloc(ty->consts.n + 1, sizeof *d[t].names);
+		for (size_t i = 0; i < ty->consts.n; i++) {
+			d[t].ids[i] = ty->consts.v[i] + 1;
+			d[t].names[i] = strdup(m->consts.v[ty->consts.v[i]]);
+		}
+	}
+	return d;
+}
+
+/* Brute-force log Z of a parsed model with no evidence, all predicates
+ * open.  Returns the status. */
+static inline int
+tu_brute_model(const struct mln_model *m, const struct store_domain *d,
+    double *log_z, struct err *e)
+{
+	struct ground g;
+	int *sp = calloc(m->preds.n + 1, sizeof *sp);
+	int *closed = calloc(m->preds.n + 1, sizeof *closed);
+	int rc;
+
+	for (size_t i = 0; i < m->preds.n; i++)
+		sp[i] = -1;
+	rc = ground_atoms(&g, m, d, NULL, sp, closed, e);
+	if (!rc)
+		rc = ground_formulas(&g, e);
+	if (!rc)
+		rc = brute_solve(&g, log_z, NULL, e);
+	ground_free(&g);
+	free(sp);
+	free(closed);
+	return rc;
+}
+
+/* One double from a SQL query on the database at path. */
+static inline double
+tu_sql_double(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	double v = NAN;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_double(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+#define ck_assert_close(a, b, tol) do { \
+	double a_ = (a), b_ = (b); \
+	ck_assert_msg(fabs(a_ - b_) <= (tol) * (1 + fabs(b_)), \
+	    "%s = %.15g, expected %.15g", #a, a_, b_); \
+} while (0)
+
+#endif
