@@ -17,6 +17,9 @@ struct sqlift {
 	struct err e;
 };
 
+/* Handed out when not even the handle can be allocated. */
+static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+
 const char *
 sqlift_version(void)
 {
@@ -26,7 +29,6 @@ sqlift_version(void)
 int
 sqlift_open(const char *path, int flags, sqlift **out)
 {
-	static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
 	sqlift *db = xcalloc(1, sizeof *db);
 
 	if (!db) {
@@ -40,11 +42,8 @@ sqlift_open(const char *path, int flags, sqlift **out)
 void
 sqlift_close(sqlift *db)
 {
-	if (!db || !db->s) {
-		if (db && db->e.status != SQLIFT_ENOMEM)
-			free(db);
+	if (!db || db == &oom_handle)
 		return;
-	}
 	store_close(db->s);
 	free(db);
 }
@@ -190,7 +189,6 @@ sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 int
 sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 {
-	static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
 	struct job j;
 	struct err e = { 0 };
 	sqlift *db;

@@ -2,6 +2,7 @@
  * per line, '!' for false, // comments outside quotes), CSV files named
  * after their predicate (parsed with libcsv: one column per argument and
  * an optional truth column), and folders holding such files. */
+#include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,7 @@ struct csv_ctx {
 	int pred;
 	int line;
 	struct buf fields;     /* field texts, each NUL-terminated */
+	struct buf quoted[64]; /* fields rewritten as "quoted" constants */
 	VEC(size_t) off;
 	int64_t count;
 	struct err *e;
@@ -106,6 +108,17 @@ csv_field(void *data, size_t len, void *ctx_)
 	buf_add(&c->fields, "", 1);
 	if (c->fields.oom)
 		c->rc = err_oom(c->e);
+}
+
+/* Can the text stand in an Alchemy file without quotes? */
+static int
+bare_constant(const char *s)
+{
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' ||
+		    *s == '\''))
+			return 0;
+	return 1;
 }
 
 static int
@@ -159,6 +172,22 @@ csv_row(int term, void *ctx_)
 			    "empty", c->path, c->line, i + 1);
 			goto out;
 		}
+		if (!bare_constant(args[i])) {
+			/* the constant Alchemy would write as "..." */
+			if (strchr(args[i], '"')) {
+				c->rc = err_set(c->e, SQLIFT_EINPUT, "%s:%d: column %d "
+				    "holds a '\"' inside a constant", c->path, c->line,
+				    i + 1);
+				goto out;
+			}
+			buf_printf(&c->quoted[i], "\"%s\"", args[i]);
+			if (c->quoted[i].oom) {
+				c->rc = err_oom(c->e);
+				goto out;
+			}
+			args[i] = c->quoted[i].s;
+			lens[i] = c->quoted[i].len;
+		}
 	}
 	snprintf(where, sizeof where, "%s:%d", c->path, c->line);
 	c->rc = store_atom_add(c->s, c->pred, args, lens, truth, where, c->e);
@@ -166,6 +195,8 @@ csv_row(int term, void *ctx_)
 out:
 	c->off.n = 0;
 	buf_clear(&c->fields);
+	for (int i = 0; i < 64; i++)
+		buf_clear(&c->quoted[i]);
 }
 
 static int
@@ -212,6 +243,8 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 	free(line);
 	fclose(f);
 	buf_free(&c.fields);
+	for (int i = 0; i < 64; i++)
+		buf_free(&c.quoted[i]);
 	free(c.off.v);
 	if (!c.rc) {
 		*n += c.count;

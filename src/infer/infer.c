@@ -221,8 +221,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	for (size_t i = 0; i < r.q.v.n; i++)
-		if ((rc = mark_query(&r, &r.q.v.v[i], o->query_file &&
-		    i >= r.q.v.n ? o->query_file : "query")))
+		if ((rc = mark_query(&r, &r.q.v.v[i], "query")))
 			goto done;
 	if ((rc = ground_formulas(&r.g, e)))
 		goto done;

@@ -131,8 +131,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return 1;
 		}
 	} else {
-		snprintf(c->msg, sizeof c->msg, "key %s outside a known section",
-		    name);
+		snprintf(c->msg, sizeof c->msg, "unknown section [%s] (expected "
+		    "[database], [load] or [infer])", section);
 		return 0;
 	}
 	snprintf(c->msg, sizeof c->msg, "unknown key '%s' in [%s]", name,

@@ -482,7 +482,7 @@ term_typed(struct parser *p, const struct token *t, struct mln_term *x, int ty)
 static int
 parse_atom(struct parser *p, struct mln_node **out)
 {
-	const struct token *name = next(p), *at;
+	const struct token *name = next(p), *at, *open;
 	struct mln_node *n;
 	struct mln_pred *pr;
 	int pi, rc, i;
@@ -499,9 +499,14 @@ parse_atom(struct parser *p, struct mln_node **out)
 		mln_node_free(n);
 		return err_oom(p->e);
 	}
+	open = peek(p);
 	if ((rc = want(p, T_LP, "'('")))
 		goto fail;
 	for (i = 0; i < pr->arity; i++) {
+		if (peek(p)->t == T_NL || peek(p)->t == T_EOF) {
+			rc = perr(p, open, "unclosed atom: this '(' is not closed");
+			goto fail;
+		}
 		if (i > 0 && (rc = want(p, T_COMMA, "','")))
 			goto fail;
 		if (i == 0 && peek(p)->t == T_RP) {
@@ -516,6 +521,10 @@ parse_atom(struct parser *p, struct mln_node **out)
 	if (peek(p)->t == T_COMMA) {
 		rc = perr(p, peek(p), "%s takes %d argument%s, found more",
 		    pr->name, pr->arity, pr->arity == 1 ? "" : "s");
+		goto fail;
+	}
+	if (peek(p)->t == T_NL || peek(p)->t == T_EOF) {
+		rc = perr(p, open, "unclosed atom: this '(' is not closed");
 		goto fail;
 	}
 	if ((rc = want(p, T_RP, "')'")))
@@ -1064,7 +1073,8 @@ parse_statement(struct parser *p)
 			int decl = 1;
 			while (i < p->end && p->toks.v[i].t != T_RP) {
 				enum tok k = p->toks.v[i].t;
-				if (k != T_IDENT && k != T_COMMA && k != T_NL)
+				if (k != T_IDENT && k != T_COMMA && k != T_NL &&
+				    k != T_NOT)
 					decl = 0;
 				i++;
 			}

@@ -266,8 +266,11 @@ cache_load(struct store *s, struct err *e)
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		char *n = xstrdup((const char *)sqlite3_column_text(st, 1));
-		if (!n || VEC_PUSH(s->type_names, n) < 0 ||
-		    VEC_PUSH(s->type_ids, sqlite3_column_int64(st, 0)) < 0 ||
+		if (n && VEC_PUSH(s->type_names, n) < 0) {
+			free(n);
+			n = NULL;
+		}
+		if (!n || VEC_PUSH(s->type_ids, sqlite3_column_int64(st, 0)) < 0 ||
 		    VEC_PUSH(s->dom_bits, NULL) < 0 || VEC_PUSH(s->dom_cap, 0) < 0) {
 			sqlite3_finalize(st);
 			return err_oom(e);
@@ -287,11 +290,13 @@ cache_load(struct store *s, struct err *e)
 		p.closed = sqlite3_column_int(st, 3);
 		p.table = xstrdup((const char *)sqlite3_column_text(st, 4));
 		p.types = xcalloc((size_t)p.arity, sizeof *p.types);
-		if (!p.name || !p.table || !p.types ||
-		    VEC_PUSH(s->preds, p) < 0 ||
-		    smap_put(&s->predmap, p.name, (int)s->preds.n - 1) < 0) {
+		if (!p.name || !p.table || !p.types || VEC_PUSH(s->preds, p) < 0) {
 			free(p.name), free(p.table), free(p.types);
 			rc = err_oom(e);
+			goto done;
+		}
+		if (smap_put(&s->predmap, p.name, (int)s->preds.n - 1) < 0) {
+			rc = err_oom(e);  /* s->preds owns p now */
 			goto done;
 		}
 		sqlite3_bind_int64(args, 1, p.id);
@@ -780,23 +785,24 @@ store_domains(struct store *s, const struct mln_model *m,
 			if (!strcmp(s->type_names.v[k], m->types.v[t].name))
 				ti = (int)k;
 		if (ti >= 0) {
+			int step;
 			sqlite3_bind_int64(st, 1, s->type_ids.v[ti]);
-			while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 				char *n = col_dup(st, 1);
-				if (!n || VEC_PUSH(names, n) < 0 ||
-				    VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
+				if (n && VEC_PUSH(names, n) < 0) {
 					free(n);
+					n = NULL;
+				}
+				if (!n || VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
 					rc = err_oom(e);
 					break;
 				}
 			}
 			sqlite3_reset(st);
-			if (rc == SQLITE_DONE)
-				rc = 0;
-			else if (rc == SQLITE_ROW)
-				rc = SQLIFT_ENOMEM;  /* the loop broke on err_oom */
-			else
+			if (!rc && step != SQLITE_DONE)
 				rc = dberr(s, e, "domains");
+			if (names.n > ids.n)  /* keep the pair of arrays in step */
+				free(names.v[--names.n]);
 		}
 		dom[t].n = (int)names.n;
 		dom[t].names = names.v;

@@ -111,6 +111,7 @@ START_TEST(test_errors)
 	parse_bad("#include \"a.mln\"\n", "#include");
 	parse_bad("person motherOf(person)\n", "function");
 	parse_bad("P(t) 1.2\n", "Forclift");
+	parse_bad("P(t!)\n", "'!' on a declaration argument");
 	parse_bad("P(t)\nQ(u)\n1 P(x) v Q(x)\n", "variable x is used as t and as u");
 	parse_bad("P(t)\n1 P(x) v y = z\n", "type of variable");
 	parse_bad("P(t)\n/* open\n", "unterminated /* comment");

@@ -37,9 +37,9 @@ tu_teardown(void)
 static inline const char *
 tu_file(const char *name, const char *text)
 {
-	static char paths[8][512];
+	static char paths[256][512];
 	static int k;
-	char *p = paths[k++ % 8];
+	char *p = paths[k++ % 256];
 	FILE *f;
 
 	snprintf(p, 512, "%s/%s", tu_dir, name);

@@ -1,0 +1,236 @@
+#!/bin/sh
+# load.sh: evidence loading benchmark (issue 2).  For each size N it
+# generates a friends-and-smokers model and N distinct evidence atoms
+# (bench/gen-evidence.awk), then times on a fresh database each
+#   sqlite3 .import   the same rows as integer triples into a WITHOUT ROWID
+#                     table keyed like sqlift's (the baseline)
+#   sqlift .db        sqlift load DB model.mln evidence.db
+#   sqlift csv        sqlift load DB model.mln csv/  (Friends.csv, ...)
+# and prints wall seconds, atoms per second, peak RSS and the ratio to the
+# baseline's time, after checking that evidence_atoms holds exactly N
+# atoms with the expected number of false ones.
+#
+# Environment:
+#   SQLIFT        the sqlift binary (default ./sqlift)
+#   SQLITE3       the sqlite3 shell (default sqlite3)
+#   BENCH_DIR     work folder (default: a temporary one, removed at exit)
+#   BENCH_SIZES   atom counts (default "250000 500000 1000000")
+#   BENCH_ORDERS  atom orders: "scrambled" (pairs in a pseudo-random order,
+#                 the default case) and/or "sorted" (pairs enumerated in
+#                 key order, the best case) (default "scrambled sorted")
+#   BENCH_REPEAT  runs of each measurement; the median time and the largest
+#                 RSS are reported (default 3)
+#   BENCH_TARGET  atoms per second to meet (default 500000)
+set -eu
+
+SQLIFT=${SQLIFT:-./sqlift}
+SQLITE3=${SQLITE3:-sqlite3}
+SIZES=${BENCH_SIZES:-250000 500000 1000000}
+ORDERS=${BENCH_ORDERS:-scrambled sorted}
+REPEAT=${BENCH_REPEAT:-3}
+TARGET=${BENCH_TARGET:-500000}
+here=$(cd "$(dirname "$0")" && pwd)
+gen=$here/gen-evidence.awk
+me=load.sh
+
+die() {
+	printf '%s: %s\n' "$me" "$*" >&2
+	exit 1
+}
+
+if [ ! -x /usr/bin/time ]; then
+	die "/usr/bin/time is missing: install Debian's 'time' package" \
+	    "(apt-get install time) and run again"
+fi
+case $SQLIFT in
+*/*) [ -x "$SQLIFT" ] || die "no sqlift binary at $SQLIFT (set SQLIFT)" ;;
+*) command -v "$SQLIFT" >/dev/null 2>&1 ||
+	die "no sqlift binary '$SQLIFT' (set SQLIFT)" ;;
+esac
+command -v "$SQLITE3" >/dev/null 2>&1 ||
+	die "no sqlite3 shell '$SQLITE3': apt-get install sqlite3, or set SQLITE3"
+[ -r "$gen" ] || die "cannot read $gen"
+case $REPEAT in
+'' | *[!0-9]* | 0) die "BENCH_REPEAT must be a positive integer" ;;
+esac
+
+if [ -n "${BENCH_DIR:-}" ]; then
+	dir=$BENCH_DIR
+	mkdir -p "$dir"
+else
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-bench.XXXXXX")
+	trap 'rm -rf "$dir"' EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+fi
+results=$dir/results.tsv
+: >"$results"
+
+# timed LOG CMD...: runs CMD under /usr/bin/time; sets secs and kib.
+timed() {
+	log=$1
+	shift
+	if ! /usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >"$log" 2>&1; then
+		cat "$log" >&2
+		die "failed: $*"
+	fi
+	read -r secs kib <"$dir/time.out" ||
+		die "cannot read /usr/bin/time output: $(cat "$dir/time.out")"
+}
+
+# check DB EXPECTED SQL WHAT: fails loudly unless SQL on DB prints EXPECTED.
+check() {
+	got=$("$SQLITE3" "$1" "$3") || die "$4: sqlite3 failed on $1"
+	[ "$got" = "$2" ] ||
+		die "WRONG RESULT: $4: expected '$2' from \"$3\", got '$got'"
+}
+
+# measure KIND N DIR: REPEAT loads, each into a fresh database; sets med
+# (the median seconds) and rss (the largest peak RSS, KiB).
+measure() {
+	m_kind=$1 m_n=$2 m_d=$3
+	m_db=$m_d/bench.sqlite
+	read -r want_n want_false <"$m_d/counts"
+	[ "$want_n" = "$m_n" ] || die "generator wrote $want_n atoms, not $m_n"
+	m_times=
+	rss=0
+	m_r=0
+	while [ "$m_r" -lt "$REPEAT" ]; do
+		m_r=$((m_r + 1))
+		rm -f "$m_db" "$m_db-journal" "$m_db-wal" "$m_db-shm"
+		case $m_kind in
+		sqlite3)
+			timed "$m_d/log" "$SQLITE3" "$m_db" ".read $m_d/import.sql"
+			check "$m_db" "$m_n $want_false" \
+			    "SELECT count(*) || ' ' || sum(truth = 0) FROM ev" \
+			    "sqlite3 .import of $m_n rows"
+			;;
+		db | csv)
+			if [ "$m_kind" = db ]; then
+				m_ev=$m_d/evidence.db
+			else
+				m_ev=$m_d/csv
+			fi
+			timed "$m_d/log" "$SQLIFT" load "$m_db" "$m_d/model.mln" "$m_ev"
+			grep -q "^loaded $m_n evidence atoms" "$m_d/log" ||
+				die "WRONG RESULT: sqlift load $m_kind, n=$m_n said:" \
+				    "$(cat "$m_d/log")"
+			check "$m_db" "$m_n" "SELECT count(*) FROM evidence_atoms" \
+			    "sqlift load $m_kind, n=$m_n"
+			check "$m_db" "$want_false" \
+			    "SELECT count(*) FROM evidence_atoms WHERE truth = 0" \
+			    "sqlift load $m_kind, n=$m_n (false atoms)"
+			;;
+		esac
+		m_times="$m_times $secs"
+		if [ "$kib" -gt "$rss" ]; then
+			rss=$kib
+		fi
+	done
+	rm -f "$m_db" "$m_db-journal"
+	# shellcheck disable=SC2086 # split the list into one time a line
+	med=$(printf '%s\n' $m_times | sort -n |
+	    awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
+}
+
+# prepare N ORDER DIR: generates the inputs and the baseline's script.
+prepare() {
+	rm -rf "$3"
+	mkdir -p "$3/csv"
+	awk -v n="$1" -v order="$2" -v dir="$3" -f "$gen" ||
+		die "gen-evidence.awk failed for n=$1"
+	{
+		echo "CREATE TABLE ev (a0 INTEGER NOT NULL, a1 INTEGER NOT NULL,"
+		echo "  truth INTEGER NOT NULL, PRIMARY KEY (a0, a1)) WITHOUT ROWID;"
+		echo ".mode csv"
+		echo ".import $3/pairs.csv ev"
+	} >"$3/import.sql"
+}
+
+row() { # ORDER KIND N SECS KIB BASE
+	awk -v o="$1" -v k="$2" -v n="$3" -v s="$4" -v m="$5" -v b="$6" 'BEGIN {
+		rate = s > 0 ? sprintf("%.0f", n / s) : "-"
+		ratio = b > 0 ? sprintf("%.2f", s / b) : "-"
+		printf "%-10s %-8s %8d %8.2f %10s %9.1f %8s\n", o, k, n, s, rate,
+		    m / 1024, ratio
+	}'
+}
+
+uname_m=$(uname -m)
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null |
+    head -n 1)
+echo "sqlift evidence loading benchmark"
+echo "sqlift:  $SQLIFT ($("$SQLIFT" --version 2>/dev/null | head -n 1))"
+echo "sqlite3: $("$SQLITE3" -version | cut -d' ' -f1)"
+echo "machine: $(nproc) cores, ${cpu:-unknown CPU} ($uname_m); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "runs:    median of $REPEAT; peak RSS is the largest; ratio = time / sqlite3 .import time"
+
+# a small warm-up, which also checks the whole path once
+prepare 1000 scrambled "$dir/warm"
+saved=$REPEAT
+REPEAT=1
+for k in sqlite3 db csv; do
+	measure "$k" 1000 "$dir/warm"
+done
+REPEAT=$saved
+rm -rf "$dir/warm"
+
+echo
+printf '%-10s %-8s %8s %8s %10s %9s %8s\n' order input atoms seconds \
+    atoms/s "RSS MiB" "ratio"
+for order in $ORDERS; do
+	case $order in
+	scrambled | sorted) ;;
+	*) die "unknown order '$order' in BENCH_ORDERS" ;;
+	esac
+	for n in $SIZES; do
+		d=$dir/$order-$n
+		prepare "$n" "$order" "$d"
+		measure sqlite3 "$n" "$d"
+		base=$med
+		row "$order" "sqlite3" "$n" "$med" "$rss" "$base"
+		printf '%s\tsqlite3\t%s\t%s\t%s\t%s\n' "$order" "$n" "$med" "$rss" \
+		    "$base" >>"$results"
+		for kind in db csv; do
+			measure "$kind" "$n" "$d"
+			row "$order" "$kind" "$n" "$med" "$rss" "$base"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$kind" "$n" "$med" \
+			    "$rss" "$base" >>"$results"
+		done
+		[ -n "${BENCH_DIR:-}" ] || rm -rf "$d"
+	done
+done
+
+# verdicts: speed at the largest N, memory from the smallest to the largest
+echo
+awk -F '\t' -v target="$TARGET" '
+$2 != "sqlite3" {
+	key = $1 " " $2
+	if (!(key in nmax) || $3 + 0 > nmax[key]) {
+		nmax[key] = $3 + 0; smax[key] = $4; rmax[key] = $5
+	}
+	if (!(key in nmin) || $3 + 0 < nmin[key]) {
+		nmin[key] = $3 + 0; rmin[key] = $5
+	}
+	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+}
+END {
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]
+		rate = smax[k] > 0 ? nmax[k] / smax[k] : 0
+		if (rate >= target)
+			v = "target met"
+		else
+			v = sprintf("target MISSED by %.0f%% (%.2fx too slow)",
+			    100 * (1 - rate / target), target / rate)
+		printf "speed  %-14s %8d atoms: %7.0f atoms/s vs %d: %s\n", k,
+		    nmax[k], rate, target, v
+	}
+	for (i = 1; i <= nk; i++) {
+		k = keys[i]
+		g = rmin[k] > 0 ? 100 * (rmax[k] - rmin[k]) / rmin[k] : 0
+		printf "memory %-14s %8d -> %d atoms: %.1f -> %.1f MiB (%+.1f%%): %s\n",
+		    k, nmin[k], nmax[k], rmin[k] / 1024, rmax[k] / 1024, g,
+		    g <= 10 ? "flat" : "GROWS"
+	}
+}' "$results"

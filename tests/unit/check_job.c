@@ -1,0 +1,107 @@
+/* check_job.c: INI job files: every malformed file is refused with its
+ * line, paths are taken from the job's folder, and a good job loads and
+ * runs in one go with the result also written as an Alchemy file. */
+#include "job/job.h"
+#include "testutil.h"
+
+static void
+job_bad(const char *text, const char *want)
+{
+	struct job j;
+	struct err e = { 0 };
+	const char *p = tu_file("bad.ini", text);
+
+	ck_assert_int_eq(job_read(p, &j, &e), SQLIFT_EINPUT);
+	ck_assert_msg(strstr(e.msg, want) != NULL, "'%s' lacks '%s'", e.msg, want);
+}
+
+START_TEST(test_bad_jobs)
+{
+	job_bad("[database]\npath = a.db\n[nonsense]\nx = 1\n", "bad.ini:4: "
+	    "unknown section [nonsense]");
+	job_bad("[database]\npath = a.db\n[infer]\nmethod = brute\nquery = A\n",
+	    "bad.ini:5: unknown key 'query' in [infer]");
+	job_bad("[database]\npath =\n", "bad.ini:2: path has no value");
+	job_bad("[database]\npath = a.db\n[infer]\nseed = -3\n", "bad.ini:4: seed");
+	job_bad("[database]\npath = a.db\nthis is not ini\n", "bad.ini:3:");
+	job_bad("[load]\nmodel = m.mln\n", "[database] path is missing");
+	job_bad("[database]\npath = a.db\n[infer]\nqueries = A\n", "needs a method");
+	job_bad("[database]\npath = a.db\n[load]\nreplace = maybe\n", "bad.ini:4:");
+}
+END_TEST
+
+START_TEST(test_paths_relative_to_job)
+{
+	struct job j;
+	struct err e = { 0 };
+	char want[600];
+
+	ck_assert_int_eq(job_read(tu_file("j.ini", "[database]\npath = x.db\n"
+	    "[load]\nmodel = /abs/m.mln\nevidence = e1.db\nevidence = e2.db\n"),
+	    &j, &e), 0);
+	snprintf(want, sizeof want, "%s/x.db", tu_dir);
+	ck_assert_str_eq(j.database, want);
+	ck_assert_str_eq(j.model, "/abs/m.mln");
+	ck_assert_int_eq(j.evidence.n, 2);
+	job_free(&j);
+}
+END_TEST
+
+START_TEST(test_job_runs)
+{
+	char msg[600];
+	const char *db = tu_file("job.db", NULL), *ini;
+	sqlift *h = NULL;
+	int64_t run_id;
+	FILE *f;
+	int rc, lines = 0;
+	char line[256];
+
+	tu_file("m.mln", "p = {A, B}\nS(p)\nC(p)\n0.4 S(x) => C(x)\n");
+	tu_file("e.db", "S(A)\n");
+	ini = tu_file("j.ini", "; comment\n[database]\npath = job.db\n[load]\n"
+	    "model = m.mln\nevidence = e.db\n[infer]\nmethod = brute\n"
+	    "queries = C\nseed = 7\nresult = out.result\n");
+	rc = sqlift_run_job(ini, &h, &run_id);
+	snprintf(msg, sizeof msg, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_msg(rc == 0, "%s", msg);
+	ck_assert_int_eq(run_id, 1);
+	ck_assert_close(tu_sql_double(db, "SELECT seed FROM runs"), 7, 0);
+	/* C(A) follows S(A): e^0.4 / (e^0.4 + 1); C(B) is free */
+	ck_assert_close(tu_sql_double(db, "SELECT probability FROM marginals "
+	    "WHERE atom = 'C(A)'"), exp(0.4) / (exp(0.4) + 1), 1e-12);
+	f = fopen(tu_file("out.result", NULL), "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof line, f))
+		lines++;
+	fclose(f);
+	ck_assert_int_eq(lines, 2);
+	/* a failing job leaves the database as it was: no second run */
+	tu_file("e.db", "S(A)\n!S(A)\n");
+	rc = sqlift_run_job(ini, &h, &run_id);
+	sqlift_close(h);
+	ck_assert_int_eq(rc, SQLIFT_EINPUT);
+	ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM runs"), 1, 0);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("job");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
+	tcase_add_test(tc, test_bad_jobs);
+	tcase_add_test(tc, test_paths_relative_to_job);
+	tcase_add_test(tc, test_job_runs);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
