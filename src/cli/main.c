@@ -36,11 +36,11 @@ cli_usage(const struct cli_cmd *c, const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("sqlift: ", stderr);
+	fprintf(stderr, "sqlift: %s: ", c->name);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nusage: sqlift %s %s\n", c->name, c->usage);
+	fprintf(stderr, " (usage: sqlift %s %s)\n", c->name, c->usage);
 	return EXIT_USAGE;
 }
 
@@ -73,7 +73,8 @@ int
 main(int argc, char **argv)
 {
 	if (argc < 2) {
-		usage(stderr);
+		fprintf(stderr, "sqlift: no command given; 'sqlift --help' lists "
+		    "them\n");
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
@@ -91,7 +92,7 @@ main(int argc, char **argv)
 				return EXIT_OK;
 			return commands[i]->run(argc - 1, argv + 1);
 		}
-	fprintf(stderr, "sqlift: unknown command '%s'\n", argv[1]);
-	usage(stderr);
+	fprintf(stderr, "sqlift: unknown command '%s'; 'sqlift --help' lists "
+	    "them\n", argv[1]);
 	return EXIT_USAGE;
 }
