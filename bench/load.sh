@@ -18,8 +18,8 @@
 #   BENCH_ORDERS  atom orders: "scrambled" (pairs in a pseudo-random order,
 #                 the default case) and/or "sorted" (pairs enumerated in
 #                 key order, the best case) (default "scrambled sorted")
-#   BENCH_REPEAT  runs of each measurement; the median time and the largest
-#                 RSS are reported (default 3)
+#   BENCH_REPEAT  runs of each measurement; the median times and the
+#                 largest RSS are reported (default 3)
 #   BENCH_TARGET  atoms per second to meet (default 500000)
 set -eu
 
@@ -66,16 +66,18 @@ fi
 results=$dir/results.tsv
 : >"$results"
 
-# timed LOG CMD...: runs CMD under /usr/bin/time; sets secs and kib.
+# timed LOG CMD...: runs CMD under /usr/bin/time; sets secs (wall), cpu
+# (user + system seconds) and kib (peak RSS).
 timed() {
 	log=$1
 	shift
-	if ! /usr/bin/time -f '%e %M' -o "$dir/time.out" "$@" >"$log" 2>&1; then
+	if ! /usr/bin/time -f '%e %M %U %S' -o "$dir/time.out" "$@" >"$log" 2>&1; then
 		cat "$log" >&2
 		die "failed: $*"
 	fi
-	read -r secs kib <"$dir/time.out" ||
+	read -r secs kib usr sys <"$dir/time.out" ||
 		die "cannot read /usr/bin/time output: $(cat "$dir/time.out")"
+	cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.2f", u + s }')
 }
 
 # check DB EXPECTED SQL WHAT: fails loudly unless SQL on DB prints EXPECTED.
@@ -86,13 +88,15 @@ check() {
 }
 
 # measure KIND N DIR: REPEAT loads, each into a fresh database; sets med
-# (the median seconds) and rss (the largest peak RSS, KiB).
+# and medcpu (the median wall and CPU seconds) and rss (the largest peak
+# RSS, KiB).
 measure() {
 	m_kind=$1 m_n=$2 m_d=$3
 	m_db=$m_d/bench.sqlite
 	read -r want_n want_false <"$m_d/counts"
 	[ "$want_n" = "$m_n" ] || die "generator wrote $want_n atoms, not $m_n"
 	m_times=
+	m_cpus=
 	rss=0
 	m_r=0
 	while [ "$m_r" -lt "$REPEAT" ]; do
@@ -123,14 +127,14 @@ measure() {
 			;;
 		esac
 		m_times="$m_times $secs"
+		m_cpus="$m_cpus $cpu"
 		if [ "$kib" -gt "$rss" ]; then
 			rss=$kib
 		fi
 	done
 	rm -f "$m_db" "$m_db-journal"
-	# shellcheck disable=SC2086 # split the list into one time a line
-	med=$(printf '%s\n' $m_times | sort -n |
-	    awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }')
+	# shellcheck disable=SC2086 # the lists split into one time each
+	med=$(median $m_times) medcpu=$(median $m_cpus)
 }
 
 # prepare N ORDER DIR: generates the inputs and the baseline's script.
@@ -147,23 +151,32 @@ prepare() {
 	} >"$3/import.sql"
 }
 
-row() { # ORDER KIND N SECS KIB BASE
-	awk -v o="$1" -v k="$2" -v n="$3" -v s="$4" -v m="$5" -v b="$6" 'BEGIN {
+median() {
+	printf '%s\n' "$@" | sort -n |
+	    awk '{ t[NR] = $1 } END { print t[int((NR + 1) / 2)] }'
+}
+
+row() { # ORDER KIND N SECS CPU KIB BASE
+	awk -v o="$1" -v k="$2" -v n="$3" -v s="$4" -v c="$5" -v m="$6" \
+	    -v b="$7" 'BEGIN {
 		rate = s > 0 ? sprintf("%.0f", n / s) : "-"
 		ratio = b > 0 ? sprintf("%.2f", s / b) : "-"
-		printf "%-10s %-8s %8d %8.2f %10s %9.1f %8s\n", o, k, n, s, rate,
-		    m / 1024, ratio
+		printf "%-10s %-8s %8d %8.2f %7.2f %10s %8.1f %6s\n", o, k, n, s, c,
+		    rate, m / 1024, ratio
 	}'
 }
 
 uname_m=$(uname -m)
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null |
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null |
     head -n 1)
 echo "sqlift evidence loading benchmark"
 echo "sqlift:  $SQLIFT ($("$SQLIFT" --version 2>/dev/null | head -n 1))"
 echo "sqlite3: $("$SQLITE3" -version | cut -d' ' -f1)"
-echo "machine: $(nproc) cores, ${cpu:-unknown CPU} ($uname_m); $(date -u '+%Y-%m-%d %H:%M UTC')"
-echo "runs:    median of $REPEAT; peak RSS is the largest; ratio = time / sqlite3 .import time"
+echo "machine: $(nproc) cores, ${cpu_model:-unknown CPU} ($uname_m); $(date -u '+%Y-%m-%d %H:%M UTC')"
+echo "runs:    median of $REPEAT (wall and CPU = user + system seconds);" \
+    "peak RSS: the largest"
+echo "ratio:   wall time / the sqlite3 .import's wall time for the same rows"
+echo "atoms/s: atoms / wall time"
 
 # a small warm-up, which also checks the whole path once
 prepare 1000 scrambled "$dir/warm"
@@ -176,8 +189,8 @@ REPEAT=$saved
 rm -rf "$dir/warm"
 
 echo
-printf '%-10s %-8s %8s %8s %10s %9s %8s\n' order input atoms seconds \
-    atoms/s "RSS MiB" "ratio"
+printf '%-10s %-8s %8s %8s %7s %10s %8s %6s\n' order input atoms wall_s \
+    cpu_s atoms/s RSS_MiB ratio
 for order in $ORDERS; do
 	case $order in
 	scrambled | sorted) ;;
@@ -188,14 +201,14 @@ for order in $ORDERS; do
 		prepare "$n" "$order" "$d"
 		measure sqlite3 "$n" "$d"
 		base=$med
-		row "$order" "sqlite3" "$n" "$med" "$rss" "$base"
-		printf '%s\tsqlite3\t%s\t%s\t%s\t%s\n' "$order" "$n" "$med" "$rss" \
-		    "$base" >>"$results"
+		row "$order" sqlite3 "$n" "$med" "$medcpu" "$rss" "$base"
+		printf '%s\tsqlite3\t%s\t%s\t%s\t%s\t%s\n' "$order" "$n" "$med" \
+		    "$rss" "$base" "$medcpu" >>"$results"
 		for kind in db csv; do
 			measure "$kind" "$n" "$d"
-			row "$order" "$kind" "$n" "$med" "$rss" "$base"
-			printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$kind" "$n" "$med" \
-			    "$rss" "$base" >>"$results"
+			row "$order" "$kind" "$n" "$med" "$medcpu" "$rss" "$base"
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$order" "$kind" "$n" \
+			    "$med" "$rss" "$base" "$medcpu" >>"$results"
 		done
 		[ -n "${BENCH_DIR:-}" ] || rm -rf "$d"
 	done
@@ -207,7 +220,7 @@ awk -F '\t' -v target="$TARGET" '
 $2 != "sqlite3" {
 	key = $1 " " $2
 	if (!(key in nmax) || $3 + 0 > nmax[key]) {
-		nmax[key] = $3 + 0; smax[key] = $4; rmax[key] = $5
+		nmax[key] = $3 + 0; smax[key] = $4; rmax[key] = $5; bmax[key] = $6
 	}
 	if (!(key in nmin) || $3 + 0 < nmin[key]) {
 		nmin[key] = $3 + 0; rmin[key] = $5
@@ -217,14 +230,20 @@ $2 != "sqlite3" {
 END {
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]
-		rate = smax[k] > 0 ? nmax[k] / smax[k] : 0
+		if (smax[k] <= 0) {
+			printf "speed  %-14s %8d atoms: too fast to time\n", k, nmax[k]
+			continue
+		}
+		rate = nmax[k] / smax[k]
 		if (rate >= target)
 			v = "target met"
 		else
 			v = sprintf("target MISSED by %.0f%% (%.2fx too slow)",
 			    100 * (1 - rate / target), target / rate)
-		printf "speed  %-14s %8d atoms: %7.0f atoms/s vs %d: %s\n", k,
-		    nmax[k], rate, target, v
+		ratio = bmax[k] > 0 ? smax[k] / bmax[k] : 0
+		printf "speed  %-14s %8d atoms: %7.0f atoms/s vs %d: %s;" \
+		    " %.2fx the sqlite3 .import time\n", k, nmax[k], rate, target,
+		    v, ratio
 	}
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]

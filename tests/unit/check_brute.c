@@ -250,26 +250,58 @@ START_TEST(test_zero_and_limits)
 }
 END_TEST
 
+/* Every allocation failure during a run is reported, and leaves no run. */
+START_TEST(test_infer_oom)
+{
+	const char *db = tu_file("oom.db", NULL);
+	const char *mp = tu_file("m.mln", "p = {A, B}\nS(p)\nC(p)\n"
+	    "R(p,p)\n0.4 S(x) => C(x)\n1 EXIST y R(x,y) ^ S(y)\n");
+	const char *ev[1] = { tu_file("e.db", "S(A)\n!R(A,B)\n") };
+	const char *rp = tu_file("oom.result", NULL);
+	struct sqlift_infer_opts o = { 0 };
+	int64_t n, run_id;
+	int ok = 0;
+	sqlift *h;
+
+	ck_assert_int_eq(sqlift_open(db, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_int_eq(sqlift_load(h, mp, ev, 1, 0, &n), 0);
+	sqlift_close(h);
+	o.method = "brute";
+	o.queries = "C,R";
+	o.result_path = rp;
+	for (long k = 1; k < 20000 && !ok; k++) {
+		int rc;
+		ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+		util_fail_alloc_after(k);
+		rc = sqlift_infer(h, &o, &run_id);
+		util_fail_alloc_after(0);
+		ck_assert_msg(rc == 0 || rc == SQLIFT_ENOMEM, "k=%ld rc=%d %s", k, rc,
+		    sqlift_errmsg(h));
+		sqlift_close(h);
+		if (rc) {
+			ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM runs"),
+			    0, 0);
+			ck_assert_int_ne(access(rp, F_OK), 0);
+		}
+		ok = rc == 0;
+	}
+	ck_assert(ok);
+	ck_assert_int_eq(access(rp, F_OK), 0);
+}
+END_TEST
+
 int
 main(void)
 {
-	Suite *s = suite_create("brute");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		test_smokers_2,
+		test_smokers_3,
+		test_smokers_evidence,
+		test_renaming_reordering,
+		test_conventions,
+		test_zero_and_limits,
+		test_infer_oom,
+	};
 
-	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_smokers_2);
-	tcase_add_test(tc, test_smokers_3);
-	tcase_add_test(tc, test_smokers_evidence);
-	tcase_add_test(tc, test_renaming_reordering);
-	tcase_add_test(tc, test_conventions);
-	tcase_add_test(tc, test_zero_and_limits);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_main("brute", 1, tests, sizeof tests / sizeof *tests);
 }

@@ -89,19 +89,11 @@ END_TEST
 int
 main(void)
 {
-	Suite *s = suite_create("job");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		test_bad_jobs,
+		test_paths_relative_to_job,
+		test_job_runs,
+	};
 
-	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
-	tcase_add_test(tc, test_bad_jobs);
-	tcase_add_test(tc, test_paths_relative_to_job);
-	tcase_add_test(tc, test_job_runs);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_main("job", 1, tests, sizeof tests / sizeof *tests);
 }

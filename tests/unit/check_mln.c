@@ -262,22 +262,14 @@ END_TEST
 int
 main(void)
 {
-	Suite *s = suite_create("mln");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		test_declarations,
+		test_formulas,
+		test_real_quirks,
+		test_errors,
+		test_clauses_keep_log_z,
+		test_parse_oom,
+	};
 
-	tcase_set_timeout(tc, 600);
-	tcase_add_test(tc, test_declarations);
-	tcase_add_test(tc, test_formulas);
-	tcase_add_test(tc, test_real_quirks);
-	tcase_add_test(tc, test_errors);
-	tcase_add_test(tc, test_clauses_keep_log_z);
-	tcase_add_test(tc, test_parse_oom);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_main("mln", 0, tests, sizeof tests / sizeof *tests);
 }

@@ -232,24 +232,15 @@ END_TEST
 int
 main(void)
 {
-	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
+	const TTest *const tests[] = {
+		test_failed_first_load_leaves_nothing,
+		test_failed_append_changes_nothing,
+		test_locked,
+		test_newer_schema_and_foreign_files,
+		test_model_reload_and_replace,
+		test_csv_and_folders,
+		test_load_oom,
+	};
 
-	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
-	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_failed_first_load_leaves_nothing);
-	tcase_add_test(tc, test_failed_append_changes_nothing);
-	tcase_add_test(tc, test_locked);
-	tcase_add_test(tc, test_newer_schema_and_foreign_files);
-	tcase_add_test(tc, test_model_reload_and_replace);
-	tcase_add_test(tc, test_csv_and_folders);
-	tcase_add_test(tc, test_load_oom);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_main("store", 1, tests, sizeof tests / sizeof *tests);
 }

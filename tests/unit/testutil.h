@@ -112,6 +112,29 @@ tu_sql_double(const char *path, const char *sql)
 	return v;
 }
 
+/* Runs the tests of one suite (with the temporary-folder fixture when
+ * fixture is set); the exit status of a test program. */
+static inline int
+tu_main(const char *name, int fixture, const TTest *const *tests, size_t n)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	if (fixture)
+		tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
+	tcase_set_timeout(tc, 600);
+	for (size_t i = 0; i < n; i++)
+		tcase_add_test(tc, tests[i]);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
+
 #define ck_assert_close(a, b, tol) do { \
 	double a_ = (a), b_ = (b); \
 	ck_assert_msg(fabs(a_ - b_) <= (tol) * (1 + fabs(b_)), \
