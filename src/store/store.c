@@ -115,6 +115,9 @@ store_open(const char *path, int create, struct store **out, struct err *e)
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
 	}
 	sqlite3_busy_timeout(s->db, 1000);
+	/* a bounded page cache large enough that bulk loads in random key
+	 * order do not spill pages to disk mid-transaction */
+	sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
 	sqlite3_extended_result_codes(s->db, 1);
 	if ((rc = query_int(s, "PRAGMA application_id", &app, e)) ||
 	    (rc = query_int(s, "PRAGMA user_version", &ver, e)) ||
