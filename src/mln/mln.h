@@ -29,6 +29,8 @@ struct mln_node {
 struct mln_type {
 	char *name;
 	VEC(int) consts;       /* declared constants (model constant index) */
+	unsigned char *member; /* bitset over model constants: in consts */
+	size_t member_cap;     /* bytes of member */
 };
 
 struct mln_pred {

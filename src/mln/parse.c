@@ -173,7 +173,7 @@ lex(struct parser *p, const char *s, size_t n)
 			else if ((i - st == 6 && (!strncmp(s + st, "FORALL", 6) ||
 			    !strncmp(s + st, "forall", 6))))
 				t.t = T_FORALL;
-		} else if (!strncmp(s + i, "<=>", 3) && i + 3 <= n) {
+		} else if (i + 3 <= n && !strncmp(s + i, "<=>", 3)) {
 			i += 3, t.t = T_IFF;
 		} else if (i + 2 <= n && !strncmp(s + i, "=>", 2)) {
 			i += 2, t.t = T_IMP;
@@ -311,11 +311,23 @@ int
 mln_type_add_const(struct mln_model *m, int t, int c)
 {
 	struct mln_type *ty = &m->types.v[t];
+	size_t byte = (size_t)c / 8;
 
-	for (size_t i = 0; i < ty->consts.n; i++)
-		if (ty->consts.v[i] == c)
-			return 0;
-	return VEC_PUSH(ty->consts, c);
+	if (byte >= ty->member_cap) {
+		size_t cap = (byte + 1) * 2;
+		unsigned char *b = xrealloc(ty->member, cap);
+		if (!b)
+			return -1;
+		memset(b + ty->member_cap, 0, cap - ty->member_cap);
+		ty->member = b;
+		ty->member_cap = cap;
+	}
+	if (ty->member[byte] & (1u << (c % 8)))
+		return 0;
+	if (VEC_PUSH(ty->consts, c) < 0)
+		return -1;
+	ty->member[byte] |= (unsigned char)(1u << (c % 8));
+	return 0;
 }
 
 static int
@@ -896,12 +908,35 @@ fail:
 	return rc;
 }
 
+/* The value of a plain integer token of at most nine digits. */
+static int
+int_value(const struct token *t, long *v)
+{
+	long r = 0;
+	int i = 0, neg = 0;
+
+	if (t->t != T_NUM)
+		return -1;
+	if (t->s[0] == '-' || t->s[0] == '+')
+		neg = t->s[i++] == '-';
+	if (t->len - i < 1 || t->len - i > 9)
+		return -1;
+	for (; i < t->len; i++) {
+		if (t->s[i] < '0' || t->s[i] > '9')
+			return -1;
+		r = r * 10 + (t->s[i] - '0');
+	}
+	*v = neg ? -r : r;
+	return 0;
+}
+
 /* name = { C1, C2, ... } with integer ranges {0,...,9} */
 static int
 parse_domain(struct parser *p)
 {
 	const struct token *name = next(p), *t;
-	int ty, last_num = 0, have_num = 0;
+	int ty, have_num = 0;
+	long last_num = 0;
 	char buf[1024];
 
 	if (smap_getn(&p->m->typemap, name->s, (size_t)name->len) >= 0) {
@@ -929,7 +964,8 @@ parse_domain(struct parser *p)
 			hi = next(p);
 			if (!have_num || hi->t != T_NUM)
 				return perr(p, t, "'...' needs integers on both sides");
-			h = (long)parse_number(hi);
+			if (int_value(hi, &h) < 0)
+				return perr(p, hi, "'...' needs integers on both sides");
 			if (h - last_num > 10000000)
 				return perr(p, t, "range too large");
 			for (long k = last_num + 1; k <= h; k++) {
@@ -949,9 +985,7 @@ parse_domain(struct parser *p)
 			if ((c = mln_const(p->m, buf)) < 0 ||
 			    mln_type_add_const(p->m, ty, c) < 0)
 				return err_oom(p->e);
-			have_num = t->t == T_NUM;
-			if (have_num)
-				last_num = (int)parse_number(t);
+			have_num = t->t == T_NUM && int_value(t, &last_num) == 0;
 		} else {
 			return unexpected(p, t, "a constant");
 		}
@@ -1101,6 +1135,7 @@ mln_free(struct mln_model *m)
 	for (size_t i = 0; i < m->types.n; i++) {
 		free(m->types.v[i].name);
 		free(m->types.v[i].consts.v);
+		free(m->types.v[i].member);
 	}
 	for (size_t i = 0; i < m->preds.n; i++) {
 		free(m->preds.v[i].name);

@@ -112,6 +112,19 @@ START_TEST(test_errors)
 	parse_bad("person motherOf(person)\n", "function");
 	parse_bad("P(t) 1.2\n", "Forclift");
 	parse_bad("P(t!)\n", "'!' on a declaration argument");
+	/* found by fuzzing: huge range bounds, operators at the very end */
+	parse_bad("t = {0,...,333333333333333333333333}\n", "needs integers");
+	parse_bad("t = {0,...,1.5}\n", "needs integers");
+	{
+		static const char tail[] = "P(t)\n1 P(x) <=";
+		char *exact = malloc(sizeof tail - 1);  /* no NUL after it */
+		struct mln_model *m = NULL;
+		struct err e = { 0 };
+		memcpy(exact, tail, sizeof tail - 1);
+		ck_assert_int_eq(mln_parse(exact, sizeof tail - 1, "t.mln", &m, &e),
+		    SQLIFT_EINPUT);
+		free(exact);
+	}
 	parse_bad("P(t)\nQ(u)\n1 P(x) v Q(x)\n", "variable x is used as t and as u");
 	parse_bad("P(t)\n1 P(x) v y = z\n", "type of variable");
 	parse_bad("P(t)\n/* open\n", "unterminated /* comment");
