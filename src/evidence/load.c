@@ -18,7 +18,6 @@ static int
 atom_store(struct store *s, const char *path, int line,
     const struct atom_span *a, int truth, struct err *e)
 {
-	char where[4200];
 	int pi = store_pred_find(s, a->name, a->name_len);
 	const struct store_pred *p;
 
@@ -30,8 +29,7 @@ atom_store(struct store *s, const char *path, int line,
 		return err_set(e, SQLIFT_EINPUT, "%s:%d: %s takes %d argument%s, "
 		    "found %d", path, line, p->name, p->arity,
 		    p->arity == 1 ? "" : "s", a->nargs);
-	snprintf(where, sizeof where, "%s:%d", path, line);
-	return store_atom_add(s, pi, a->arg, a->arg_len, truth, where, e);
+	return store_atom_add(s, pi, a->arg, a->arg_len, truth, path, line, e);
 }
 
 static int
@@ -142,7 +140,6 @@ csv_row(int term, void *ctx_)
 	const struct store_pred *p = store_pred_at(c->s, c->pred);
 	const char *args[64];
 	size_t lens[64];
-	char where[4200];
 	int nf = (int)c->off.n, truth = 1;
 
 	(void)term;
@@ -189,8 +186,8 @@ csv_row(int term, void *ctx_)
 			lens[i] = c->quoted[i].len;
 		}
 	}
-	snprintf(where, sizeof where, "%s:%d", c->path, c->line);
-	c->rc = store_atom_add(c->s, c->pred, args, lens, truth, where, c->e);
+	c->rc = store_atom_add(c->s, c->pred, args, lens, truth, c->path,
+	    c->line, c->e);
 	c->count++;
 out:
 	c->off.n = 0;

@@ -89,8 +89,16 @@ mln_formula_text(const struct mln_model *m, const struct mln_formula *f)
 	struct buf b;
 
 	buf_init(&b);
-	if (!f->hard)
-		buf_printf(&b, "%.17g ", f->weight);
+	if (!f->hard) {
+		/* the shortest text that reads back as the same double */
+		char w[32];
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(w, sizeof w, "%.*g", prec, f->weight);
+			if (strtod(w, NULL) == f->weight)
+				break;
+		}
+		buf_printf(&b, "%s ", w);
+	}
 	node_text(&b, m, f, f->root, 1);
 	if (f->hard)
 		buf_puts(&b, ".");

@@ -31,7 +31,20 @@ struct store {
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
 	sqlite3_stmt *const_put, *domain_put;
+	/* evidence atoms waiting to be inserted in key order */
+	unsigned char *pend;   /* records of pend_size bytes */
+	size_t npend, pend_size;
+	int max_arity;
 };
+
+/* A buffered atom; its arguments (const ids) follow the header. */
+struct pend_atom {
+	int pred, truth, line;
+	const char *file;
+	int64_t args[];
+};
+
+#define PEND_CHUNK 65536  /* atoms sorted and inserted at once */
 
 static int
 dberr(struct store *s, struct err *e, const char *what)
@@ -115,9 +128,8 @@ store_open(const char *path, int create, struct store **out, struct err *e)
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
 	}
 	sqlite3_busy_timeout(s->db, 1000);
-	/* a bounded page cache large enough that bulk loads in random key
-	 * order do not spill pages to disk mid-transaction */
-	sqlite3_exec(s->db, "PRAGMA cache_size = -65536", NULL, NULL, NULL);
+	/* a bounded page cache; bulk loads insert in sorted chunks */
+	sqlite3_exec(s->db, "PRAGMA cache_size = -8192", NULL, NULL, NULL);
 	sqlite3_extended_result_codes(s->db, 1);
 	if ((rc = query_int(s, "PRAGMA application_id", &app, e)) ||
 	    (rc = query_int(s, "PRAGMA user_version", &ver, e)) ||
@@ -161,6 +173,9 @@ cache_free(struct store *s)
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	s->const_put = s->domain_put = NULL;
+	free(s->pend);
+	s->pend = NULL;
+	s->npend = 0;
 	s->cache_ok = 0;
 }
 
@@ -338,6 +353,12 @@ cache_load(struct store *s, struct err *e)
 	if ((rc = prep(s, sql_const_put, &s->const_put, e)) ||
 	    (rc = prep(s, sql_domain_put, &s->domain_put, e)))
 		goto done;
+	s->max_arity = 0;
+	for (size_t i = 0; i < s->preds.n; i++)
+		if (s->preds.v[i].arity > s->max_arity)
+			s->max_arity = s->preds.v[i].arity;
+	s->pend_size = sizeof(struct pend_atom) +
+	    (size_t)s->max_arity * sizeof(int64_t);
 	s->cache_ok = 1;
 	rc = 0;
 done:
@@ -691,49 +712,135 @@ store_pred_find(const struct store *s, const char *name, size_t len)
 	return smap_getn(&s->predmap, name, len);
 }
 
+static struct pend_atom *
+pend_at(const struct store *s, size_t i)
+{
+	return (struct pend_atom *)(void *)(s->pend + i * s->pend_size);
+}
+
+/* Orders by predicate, arguments, then line. */
+static int
+pend_cmp(const void *x, const void *y, void *arg)
+{
+	const struct pend_atom *a = x, *b = y;
+	const struct store *s = arg;
+
+	if (a->pred != b->pred)
+		return a->pred < b->pred ? -1 : 1;
+	for (int i = 0; i < s->preds.v[a->pred].arity; i++)
+		if (a->args[i] != b->args[i])
+			return a->args[i] < b->args[i] ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+static int
+same_atom(const struct store *s, const struct pend_atom *a,
+    const struct pend_atom *b)
+{
+	if (a->pred != b->pred)
+		return 0;
+	for (int i = 0; i < s->preds.v[a->pred].arity; i++)
+		if (a->args[i] != b->args[i])
+			return 0;
+	return 1;
+}
+
+/* The message for atom a whose truth contradicts earlier evidence. */
+static int
+contradiction(struct store *s, const struct pend_atom *a, struct err *e)
+{
+	const struct store_pred *p = &s->preds.v[a->pred];
+	sqlite3_stmt *st = NULL;
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	if (sqlite3_prepare_v2(s->db, "SELECT name FROM constants WHERE "
+	    "const_id = ?1", -1, &st, NULL) == SQLITE_OK)
+		for (int i = 0; i < p->arity; i++) {
+			sqlite3_bind_int64(st, 1, a->args[i]);
+			buf_puts(&b, i ? "," : "");
+			if (sqlite3_step(st) == SQLITE_ROW)
+				buf_puts(&b, (const char *)sqlite3_column_text(st, 0));
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	rc = err_set(e, SQLIFT_EINPUT, "%s:%d: contradictory evidence: %s(%s) is "
+	    "%s here and %s before", a->file, a->line, p->name, b.s ? b.s : "",
+	    a->truth ? "true" : "false", a->truth ? "false" : "true");
+	buf_free(&b);
+	return rc;
+}
+
+/* Sorts the buffered atoms and inserts them: in key order the B-tree
+ * stays warm in a small page cache, so memory does not grow with the
+ * file.  Repeats are skipped; a contradiction is an error. */
+static int
+pend_flush(struct store *s, struct err *e)
+{
+	size_t n = s->npend;
+	int rc = 0;
+
+	s->npend = 0;
+	if (n == 0)
+		return 0;
+	qsort_r(s->pend, n, s->pend_size, pend_cmp, s);
+	for (size_t i = 0; i < n; i++) {
+		struct pend_atom *a = pend_at(s, i);
+		struct store_pred *p = &s->preds.v[a->pred];
+		sqlite3_stmt *ins = p->ins, *get = p->get;
+		int r, old;
+
+		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
+			if (pend_at(s, i - 1)->truth != a->truth)
+				return contradiction(s, a, e);
+			continue;
+		}
+		for (int k = 0; k < p->arity; k++)
+			sqlite3_bind_int64(ins, k + 1, a->args[k]);
+		sqlite3_bind_int(ins, p->arity + 1, a->truth);
+		r = sqlite3_step(ins);
+		sqlite3_reset(ins);
+		if (r != SQLITE_DONE)
+			return dberr(s, e, p->table);
+		if (sqlite3_changes(s->db) > 0)
+			continue;
+		/* stored before: the same truth is a harmless repeat */
+		for (int k = 0; k < p->arity; k++)
+			sqlite3_bind_int64(get, k + 1, a->args[k]);
+		r = sqlite3_step(get);
+		old = r == SQLITE_ROW ? sqlite3_column_int(get, 0) : a->truth;
+		sqlite3_reset(get);
+		if (r != SQLITE_ROW && r != SQLITE_DONE)
+			return dberr(s, e, p->table);
+		if (old != a->truth)
+			return contradiction(s, a, e);
+	}
+	return rc;
+}
+
 int
 store_atom_add(struct store *s, int pi, const char *const *args,
-    const size_t *lens, int truth, const char *where, struct err *e)
+    const size_t *lens, int truth, const char *file, int line, struct err *e)
 {
 	struct store_pred *p = &s->preds.v[pi];
-	sqlite3_stmt *ins = p->ins, *get = p->get;
-	int rc, old;
+	struct pend_atom *a;
+	int rc;
 
-	for (int i = 0; i < p->arity; i++) {
-		int64_t cid;
-		if ((rc = const_in_domain(s, type_index(s, p->types[i]), args[i],
-		    lens[i], &cid, e)))
-			return rc;
-		sqlite3_bind_int64(ins, i + 1, cid);
-		sqlite3_bind_int64(get, i + 1, cid);
-	}
-	sqlite3_bind_int(ins, p->arity + 1, truth);
-	rc = sqlite3_step(ins);
-	sqlite3_reset(ins);
-	if (rc != SQLITE_DONE)
-		return dberr(s, e, p->table);
-	if (sqlite3_changes(s->db) > 0)
-		return 0;
-	/* already there: the same truth is a harmless repeat */
-	rc = sqlite3_step(get);
-	old = rc == SQLITE_ROW ? sqlite3_column_int(get, 0) : truth;
-	sqlite3_reset(get);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return dberr(s, e, p->table);
-	if (old != truth) {
-		struct buf b;
-		buf_init(&b);
-		for (int i = 0; i < p->arity; i++) {
-			buf_puts(&b, i ? "," : "");
-			buf_add(&b, args[i], lens[i]);
-		}
-		rc = err_set(e, SQLIFT_EINPUT, "%s: contradictory evidence: "
-		    "%s(%s) is %s here and %s before", where, p->name,
-		    b.s ? b.s : "", truth ? "true" : "false",
-		    truth ? "false" : "true");
-		buf_free(&b);
+	if (!s->pend && !(s->pend = xmalloc(PEND_CHUNK * s->pend_size)))
+		return err_oom(e);
+	if (s->npend == PEND_CHUNK && (rc = pend_flush(s, e)))
 		return rc;
-	}
+	a = pend_at(s, s->npend);
+	for (int i = 0; i < p->arity; i++)
+		if ((rc = const_in_domain(s, type_index(s, p->types[i]), args[i],
+		    lens[i], &a->args[i], e)))
+			return rc;
+	a->pred = pi;
+	a->truth = truth;
+	a->line = line;
+	a->file = file;
+	s->npend++;
 	return 0;
 }
 
@@ -744,7 +851,7 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = prep(s, sql_evfile_put, &st, e)))
+	if ((rc = pend_flush(s, e)) || (rc = prep(s, sql_evfile_put, &st, e)))
 		return rc;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, atoms);

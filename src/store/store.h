@@ -56,11 +56,16 @@ const struct store_pred *store_pred_at(const struct store *s, int i);
 int store_pred_find(const struct store *s, const char *name, size_t len);
 const char *store_type_name(const struct store *s, int64_t type_id);
 
-/* Appends one evidence atom: pred is an index from store_pred_find(),
- * args the constant names.  A contradiction with stored evidence fails with
- * SQLIFT_EINPUT and a message naming where (the caller's prefix). */
+/* Appends one evidence atom read at file:line (file borrowed until the
+ * next store_evfile_add()): pred is an index from store_pred_find(), args
+ * the constant names.  Atoms are buffered and inserted in sorted chunks,
+ * so a contradiction (the same atom true and false, here or with stored
+ * evidence) may be reported by a later call: SQLIFT_EINPUT, with the
+ * file and line of the second of the two. */
 int store_atom_add(struct store *s, int pred, const char *const *args,
-    const size_t *lens, int truth, const char *where, struct err *e) WUR;
+    const size_t *lens, int truth, const char *file, int line,
+    struct err *e) WUR;
+/* Inserts what is buffered and records the file as loaded. */
 int store_evfile_add(struct store *s, const char *path, int64_t atoms,
     struct err *e) WUR;
 
