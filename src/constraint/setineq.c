@@ -115,7 +115,8 @@ si_tuple_copy(const struct si_tuple *t)
 	memcpy(c->rep, t->rep, (size_t)t->nvars * sizeof *c->rep);
 	memcpy(c->support, t->support,
 	    (size_t)t->nvars * t->nwords * sizeof *c->support);
-	memcpy(c->neq, t->neq, (size_t)t->nneq * sizeof *c->neq);
+	if (t->nneq)
+		memcpy(c->neq, t->neq, (size_t)t->nneq * sizeof *c->neq);
 	return c;
 }
 
