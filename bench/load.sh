@@ -8,7 +8,8 @@
 #   sqlift csv        sqlift load DB model.mln csv/  (Friends.csv, ...)
 # and prints wall seconds, atoms per second, peak RSS and the ratio to the
 # baseline's time, after checking that evidence_atoms holds exactly N
-# atoms with the expected number of false ones.
+# atoms with the expected number of false ones.  `make benchmark` in the
+# build folder runs it; README tells more, RESULTS.md the figures so far.
 #
 # Environment:
 #   SQLIFT        the sqlift binary (default ./sqlift)
@@ -214,8 +215,7 @@ for order in $ORDERS; do
 	done
 done
 
-# verdicts: speed at the largest N, peak RSS from the smallest N to the
-# largest
+# verdicts: speed at the largest N; peak RSS between the two largest N
 echo
 awk -F '\t' -v target="$TARGET" '
 $2 != "sqlite3" {
@@ -226,7 +226,19 @@ $2 != "sqlite3" {
 	if (!(key in nmin) || $3 + 0 < nmin[key]) {
 		nmin[key] = $3 + 0; rmin[key] = $5
 	}
+	# memory is judged between the two largest loads: the page cache and
+	# the chunk buffer of sqlift are fixed sizes that small loads do not fill
+	sizes[key, $3 + 0] = $5
 	if (!(key in seen)) { seen[key] = 1; keys[++nk] = key }
+}
+function second(k,    s, best, rest) {
+	best = -1
+	for (s in sizes) {
+		split(s, rest, SUBSEP)
+		if (rest[1] == k && rest[2] + 0 < nmax[k] && rest[2] + 0 > best)
+			best = rest[2] + 0
+	}
+	return best
 }
 END {
 	for (i = 1; i <= nk; i++) {
@@ -248,10 +260,14 @@ END {
 	}
 	for (i = 1; i <= nk; i++) {
 		k = keys[i]
-		g = rmin[k] > 0 ? 100 * (rmax[k] - rmin[k]) / rmin[k] : 0
-		# flat: at most 10% or 1 MiB more (the SQLite page cache filling up)
-		v = (g <= 10 || rmax[k] - rmin[k] <= 1024) ? "flat" : "GROWS"
-		printf "memory %-14s %8d -> %d atoms: %.1f -> %.1f MiB (%+.1f%%): %s\n",
-		    k, nmin[k], nmax[k], rmin[k] / 1024, rmax[k] / 1024, g, v
+		n2 = second(k)
+		if (n2 < 0) { n2 = nmin[k] }
+		r2 = sizes[k, n2]
+		g = r2 > 0 ? 100 * (rmax[k] - r2) / r2 : 0
+		# flat: at most 10% or 1 MiB more between the two largest loads
+		v = (g <= 10 || rmax[k] - r2 <= 1024) ? "flat" : "GROWS"
+		printf "memory %-14s %8d -> %d atoms: %.1f -> %.1f MiB (%+.1f%%): %s" \
+		    " (smallest load: %.1f MiB)\n", k, n2, nmax[k], r2 / 1024,
+		    rmax[k] / 1024, g, v, rmin[k] / 1024
 	}
 }' "$results"
