@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sqlift.h"
+#include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/infer.h"
 #include "job/job.h"
@@ -235,6 +236,20 @@ sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 	}
 	job_free(&j);
 	return rc;
+}
+
+int
+sqlift_cubes(sqlift *db, FILE *out)
+{
+	int rc;
+
+	if ((rc = store_begin(db->s, &db->e)) ||
+	    (rc = cube_build_all(db->s, out, &db->e)) ||
+	    (rc = store_commit(db->s, &db->e))) {
+		store_rollback(db->s);
+		return rc;
+	}
+	return 0;
 }
 
 int

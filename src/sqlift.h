@@ -72,6 +72,10 @@ SQLIFT_WUR int sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o,
 SQLIFT_WUR int sqlift_run_job(const char *ini_path, sqlift **db_out,
     int64_t *run_id);
 
+/* Rebuilds the hypercubes of the evidence and the domain blocks, in one
+ * transaction; prints per predicate atoms, cubes and compression. */
+SQLIFT_WUR int sqlift_cubes(sqlift *db, FILE *out);
+
 /* Prints a summary of what the database holds. */
 SQLIFT_WUR int sqlift_info(sqlift *db, FILE *out);
 

@@ -21,7 +21,8 @@ struct cli_cmd {
 	int (*run)(int argc, char **argv);
 };
 
-extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info;
+extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info,
+    cmd_cubes;
 
 /* Prints "sqlift: msg" and returns the exit code for status. */
 int cli_fail(int status, const char *msg);

@@ -35,6 +35,13 @@ struct store {
 	unsigned char *pend;   /* records of pend_size bytes */
 	size_t npend, pend_size;
 	int max_arity;
+	/* hypercube queries on one predicate and truth */
+	struct {
+		int pred, truth;
+		sqlite3_stmt *root[64], *distinct[64], *group[64];
+		sqlite3_stmt *count, *side_put, *side_clear, *rows;
+		sqlite3_stmt *count_all, *rows_all, *put, *put_side;
+	} cube;
 };
 
 /* A buffered atom; its arguments (const ids) follow the header. */
@@ -378,7 +385,10 @@ store_begin(struct store *s, struct err *e)
 	s->in_tx = 1;
 	if ((rc = query_int(s, "PRAGMA user_version", &ver, e)))
 		return rc;
-	if (ver == 0 && (rc = exec(s, sql_schema, e)))
+	/* the schema, then each migration after the version found */
+	if (ver < 1 && (rc = exec(s, sql_schema, e)))
+		return rc;
+	if (ver < 2 && (rc = exec(s, sql_migrate2, e)))
 		return rc;
 	return cache_load(s, e);
 }
@@ -1141,4 +1151,363 @@ store_begin_read(struct store *s, struct err *e)
 		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
 		    "yet", s->path);
 	return cache_load(s, e);
+}
+
+void
+store_cube_close(struct store *s)
+{
+	int ar = s->cube.pred >= 0 && s->cube.pred < (int)s->preds.n ?
+	    s->preds.v[s->cube.pred].arity : 64;
+
+	for (int i = 0; i < ar && i < 64; i++) {
+		sqlite3_finalize(s->cube.root[i]);
+		sqlite3_finalize(s->cube.distinct[i]);
+		sqlite3_finalize(s->cube.group[i]);
+	}
+	sqlite3_finalize(s->cube.count);
+	sqlite3_finalize(s->cube.side_put);
+	sqlite3_finalize(s->cube.side_clear);
+	sqlite3_finalize(s->cube.rows);
+	sqlite3_finalize(s->cube.count_all);
+	sqlite3_finalize(s->cube.rows_all);
+	sqlite3_finalize(s->cube.put);
+	sqlite3_finalize(s->cube.put_side);
+	memset(&s->cube, 0, sizeof s->cube);
+	s->cube.pred = -1;
+}
+
+/* " AND a0 IN (...) AND a1 IN (...)" over the temporary sides */
+static void
+cube_filter(struct buf *b, int arity)
+{
+	for (int i = 0; i < arity; i++)
+		buf_printf(b, " AND a%d IN (SELECT const_id FROM temp.cube_side "
+		    "WHERE dim = %d)", i, i);
+}
+
+int
+store_cube_open(struct store *s, int pi, int truth, struct err *e)
+{
+	const struct store_pred *p = &s->preds.v[pi];
+	struct buf b;
+	int rc = 0;
+
+	memset(&s->cube, 0, sizeof s->cube);
+	s->cube.pred = pi;
+	s->cube.truth = truth;
+	if (p->arity > 64)
+		return err_set(e, SQLIFT_ELIMIT, "%s: more than 64 arguments",
+		    p->name);
+	if ((rc = exec(s, "CREATE TEMP TABLE IF NOT EXISTS cube_side (dim "
+	    "INTEGER NOT NULL, const_id INTEGER NOT NULL, PRIMARY KEY (dim, "
+	    "const_id)) WITHOUT ROWID", e)) ||
+	    (rc = prep(s, "INSERT INTO temp.cube_side VALUES (?1, ?2)",
+	    &s->cube.side_put, e)) ||
+	    (rc = prep(s, "DELETE FROM temp.cube_side", &s->cube.side_clear, e)))
+		return rc;
+	buf_init(&b);
+	for (int i = 0; i < p->arity && !rc; i++) {
+		buf_clear(&b);
+		buf_printf(&b, "SELECT DISTINCT a%d FROM %s WHERE truth = %d "
+		    "ORDER BY 1", i, p->table, truth);
+		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.root[i], e);
+		buf_clear(&b);
+		buf_printf(&b, "SELECT DISTINCT a%d FROM %s WHERE truth = %d", i,
+		    p->table, truth);
+		cube_filter(&b, p->arity);
+		buf_puts(&b, " ORDER BY 1");
+		if (!rc)
+			rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.distinct[i], e);
+		buf_clear(&b);
+		buf_printf(&b, "SELECT a%d, count(*) FROM %s WHERE truth = %d", i,
+		    p->table, truth);
+		cube_filter(&b, p->arity);
+		buf_printf(&b, " GROUP BY a%d", i);
+		if (!rc)
+			rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.group[i], e);
+	}
+	buf_clear(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s WHERE truth = %d", p->table,
+	    truth);
+	cube_filter(&b, p->arity);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.count, e);
+	buf_clear(&b);
+	buf_puts(&b, "SELECT ");
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, "%sa%d", i ? ", " : "", i);
+	buf_printf(&b, " FROM %s WHERE truth = %d", p->table, truth);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.rows_all, e);
+	cube_filter(&b, p->arity);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.rows, e);
+	buf_clear(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s WHERE truth = %d", p->table,
+	    truth);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.count_all, e);
+	if (!rc)
+		rc = prep(s, "INSERT INTO cubes (pred_id, truth, atoms) VALUES "
+		    "(?1, ?2, ?3)", &s->cube.put, e);
+	if (!rc)
+		rc = prep(s, "INSERT INTO cube_sides (cube_id, pos, const_id) "
+		    "VALUES (?1, ?2, ?3)", &s->cube.put_side, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_cube_distinct(struct store *s, int dim, int root, struct store_ids *out,
+    struct err *e)
+{
+	sqlite3_stmt *st = root ? s->cube.root[dim] : s->cube.distinct[dim];
+	int r;
+
+	out->n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*out, sqlite3_column_int64(st, 0)) < 0) {
+			sqlite3_reset(st);
+			return err_oom(e);
+		}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
+}
+
+int
+store_cube_sides(struct store *s, const struct store_ids *sides,
+    struct err *e)
+{
+	int ar = s->preds.v[s->cube.pred].arity;
+
+	if (sqlite3_step(s->cube.side_clear) != SQLITE_DONE) {
+		sqlite3_reset(s->cube.side_clear);
+		return dberr(s, e, "cube sides");
+	}
+	sqlite3_reset(s->cube.side_clear);
+	for (int i = 0; i < ar; i++)
+		for (size_t k = 0; k < sides[i].n; k++) {
+			int r;
+			sqlite3_bind_int(s->cube.side_put, 1, i);
+			sqlite3_bind_int64(s->cube.side_put, 2, sides[i].v[k]);
+			r = sqlite3_step(s->cube.side_put);
+			sqlite3_reset(s->cube.side_put);
+			if (r != SQLITE_DONE)
+				return dberr(s, e, "cube sides");
+		}
+	return 0;
+}
+
+int
+store_cube_count(struct store *s, int64_t *n, struct err *e)
+{
+	int r = sqlite3_step(s->cube.count);
+
+	*n = r == SQLITE_ROW ? sqlite3_column_int64(s->cube.count, 0) : 0;
+	sqlite3_reset(s->cube.count);
+	return r == SQLITE_ROW ? 0 : dberr(s, e, "cubes");
+}
+
+int
+store_cube_groups(struct store *s, int dim, struct store_ids *vals,
+    struct store_ids *counts, struct err *e)
+{
+	sqlite3_stmt *st = s->cube.group[dim];
+	int r;
+
+	vals->n = counts->n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*vals, sqlite3_column_int64(st, 0)) < 0 ||
+		    VEC_PUSH(*counts, sqlite3_column_int64(st, 1)) < 0) {
+			sqlite3_reset(st);
+			return err_oom(e);
+		}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
+}
+
+int
+store_cubes_clear(struct store *s, struct err *e)
+{
+	return exec(s, "DELETE FROM cube_sides; DELETE FROM cubes; "
+	    "DELETE FROM blocks;", e);
+}
+
+int
+store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
+    const struct store_ids *sides, struct err *e)
+{
+	sqlite3_stmt *st = s->cube.put;
+	int64_t id;
+	int r;
+
+	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
+	if (truth < 0)
+		sqlite3_bind_null(st, 2);
+	else
+		sqlite3_bind_int(st, 2, truth);
+	sqlite3_bind_int64(st, 3, atoms);
+	r = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (r != SQLITE_DONE)
+		return dberr(s, e, "cubes");
+	id = sqlite3_last_insert_rowid(s->db);
+	st = s->cube.put_side;
+	for (int i = 0; i < s->preds.v[pi].arity; i++)
+		for (size_t k = 0; k < sides[i].n; k++) {
+			sqlite3_bind_int64(st, 1, id);
+			sqlite3_bind_int(st, 2, i);
+			sqlite3_bind_int64(st, 3, sides[i].v[k]);
+			r = sqlite3_step(st);
+			sqlite3_reset(st);
+			if (r != SQLITE_DONE)
+				return dberr(s, e, "cube_sides");
+		}
+	return 0;
+}
+
+int
+store_cube_view(struct store *s, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_puts(&b, "DROP VIEW IF EXISTS cube_atoms;\n"
+	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS\n");
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		buf_puts(&b, "SELECT ");
+		sql_literal(&b, p->name);
+		buf_puts(&b, ", c.truth, ");
+		sql_literal(&b, p->name);
+		buf_puts(&b, " || '('");
+		for (int j = 0; j < p->arity; j++)
+			buf_printf(&b, " || %sk%d.name", j ? "',' || " : "", j);
+		buf_puts(&b, " || ')' FROM cubes c");
+		for (int j = 0; j < p->arity; j++)
+			buf_printf(&b, " JOIN cube_sides s%d ON s%d.cube_id = c.cube_id "
+			    "AND s%d.pos = %d JOIN constants k%d ON k%d.const_id = "
+			    "s%d.const_id", j, j, j, j, j, j, j);
+		buf_printf(&b, " WHERE c.pred_id = %lld\nUNION ALL\n",
+		    (long long)p->id);
+	}
+	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
+	rc = b.oom ? err_oom(e) : exec(s, b.s, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_blocks_build(struct store *s, FILE *report, struct err *e)
+{
+	sqlite3_stmt *dom = NULL, *sides = NULL, *put = NULL;
+	int rc;
+
+	if ((rc = prep(s, "SELECT const_id FROM domains WHERE type_id = ?1 "
+	    "ORDER BY const_id", &dom, e)) ||
+	    (rc = prep(s, "SELECT s.const_id, s.cube_id, s.pos FROM cube_sides s "
+	    "JOIN cubes c ON c.cube_id = s.cube_id JOIN predicate_args a ON "
+	    "a.pred_id = c.pred_id AND a.pos = s.pos WHERE a.type_id = ?1 "
+	    "ORDER BY s.const_id, s.cube_id, s.pos", &sides, e)) ||
+	    (rc = prep(s, "INSERT INTO blocks (type_id, block, const_id) VALUES "
+	    "(?1, ?2, ?3)", &put, e)))
+		goto done;
+	for (size_t t = 0; t < s->type_ids.n && !rc; t++) {
+		struct smap sig;
+		int64_t nconst = 0, side_const = -1;
+		int nblocks = 0, have = 0, r;
+		uint64_t h = 0;
+
+		smap_init(&sig);
+		sqlite3_bind_int64(dom, 1, s->type_ids.v[t]);
+		sqlite3_bind_int64(sides, 1, s->type_ids.v[t]);
+		have = sqlite3_step(sides) == SQLITE_ROW;
+		while ((r = sqlite3_step(dom)) == SQLITE_ROW && !rc) {
+			int64_t c = sqlite3_column_int64(dom, 0);
+			char key[24];
+			int b;
+			/* the signature: the (cube, side) pairs holding c, in order */
+			h = FNV_INIT;
+			while (have && (side_const = sqlite3_column_int64(sides, 0)) < c)
+				have = sqlite3_step(sides) == SQLITE_ROW;
+			while (have && side_const == c) {
+				int64_t pair[2] = { sqlite3_column_int64(sides, 1),
+				    sqlite3_column_int64(sides, 2) };
+				h = fnv1a(h, pair, sizeof pair);
+				have = sqlite3_step(sides) == SQLITE_ROW;
+				if (have)
+					side_const = sqlite3_column_int64(sides, 0);
+			}
+			snprintf(key, sizeof key, "%016llx", (unsigned long long)h);
+			if ((b = smap_get(&sig, key)) < 0) {
+				b = nblocks++;
+				if (smap_put(&sig, key, b) < 0) {
+					rc = err_oom(e);
+					break;
+				}
+			}
+			sqlite3_bind_int64(put, 1, s->type_ids.v[t]);
+			sqlite3_bind_int(put, 2, b);
+			sqlite3_bind_int64(put, 3, c);
+			r = sqlite3_step(put);
+			sqlite3_reset(put);
+			if (r != SQLITE_DONE)
+				rc = dberr(s, e, "blocks");
+			nconst++;
+		}
+		sqlite3_reset(dom);
+		sqlite3_reset(sides);
+		smap_free(&sig);
+		if (!rc && report)
+			fprintf(report, "type %-19s %9lld constants in %6d blocks\n",
+			    s->type_names.v[t], (long long)nconst, nblocks);
+	}
+done:
+	sqlite3_finalize(dom);
+	sqlite3_finalize(sides);
+	sqlite3_finalize(put);
+	return rc;
+}
+
+static int
+cube_rows(struct store *s, sqlite3_stmt *st, struct store_ids *rows,
+    struct err *e);
+
+int
+store_cube_rows(struct store *s, struct store_ids *rows, struct err *e)
+{
+	return cube_rows(s, s->cube.rows, rows, e);
+}
+
+int
+store_cube_rows_all(struct store *s, struct store_ids *rows, struct err *e)
+{
+	return cube_rows(s, s->cube.rows_all, rows, e);
+}
+
+int
+store_cube_count_all(struct store *s, int64_t *n, struct err *e)
+{
+	int r = sqlite3_step(s->cube.count_all);
+
+	*n = r == SQLITE_ROW ? sqlite3_column_int64(s->cube.count_all, 0) : 0;
+	sqlite3_reset(s->cube.count_all);
+	return r == SQLITE_ROW ? 0 : dberr(s, e, "cubes");
+}
+
+static int
+cube_rows(struct store *s, sqlite3_stmt *st, struct store_ids *rows,
+    struct err *e)
+{
+	int ar = s->preds.v[s->cube.pred].arity, r;
+
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		for (int i = 0; i < ar; i++)
+			if (VEC_PUSH(*rows, sqlite3_column_int64(st, i)) < 0) {
+				sqlite3_reset(st);
+				return err_oom(e);
+			}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
 }

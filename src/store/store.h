@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -106,6 +106,45 @@ int store_marginal_add(struct store *s, int64_t run, const char *pred,
 char *store_now(struct store *s);
 
 int store_info(struct store *s, FILE *out, struct err *e) WUR;
+
+/* Hypercube queries (issue 3) on the evidence of one predicate with one
+ * truth value, inside the current cube: its sides are set with
+ * store_cube_side(); every query is restricted to them. */
+struct store_ids {
+	int64_t *v;
+	size_t n, cap;
+};
+int store_cube_open(struct store *s, int pred, int truth, struct err *e) WUR;
+void store_cube_close(struct store *s);
+/* The distinct values of argument dim: over all the evidence of the
+ * predicate and truth (root), or inside the current cube. */
+int store_cube_distinct(struct store *s, int dim, int root,
+    struct store_ids *out, struct err *e) WUR;
+/* Replaces the current cube by sides[0..arity). */
+int store_cube_sides(struct store *s, const struct store_ids *sides,
+    struct err *e) WUR;
+int store_cube_count(struct store *s, int64_t *n, struct err *e) WUR;
+/* All atoms of the predicate and truth, ignoring the current cube. */
+int store_cube_count_all(struct store *s, int64_t *n, struct err *e) WUR;
+int store_cube_rows_all(struct store *s, struct store_ids *rows,
+    struct err *e) WUR;
+/* Values of argument dim inside the cube with their atom counts. */
+int store_cube_groups(struct store *s, int dim, struct store_ids *vals,
+    struct store_ids *counts, struct err *e) WUR;
+/* The atoms inside the current cube, arity ids per atom, appended. */
+int store_cube_rows(struct store *s, struct store_ids *rows,
+    struct err *e) WUR;
+/* Deletes all cubes and blocks. */
+int store_cubes_clear(struct store *s, struct err *e) WUR;
+/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides. */
+int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
+    const struct store_ids *sides, struct err *e) WUR;
+/* Partitions each type's domain into blocks of constants that every cube
+ * side treats alike (the same sides contain them); fills the blocks
+ * table and prints a line per type to report (may be NULL). */
+int store_blocks_build(struct store *s, FILE *report, struct err *e) WUR;
+/* Rebuilds the cube_atoms view over all predicates. */
+int store_cube_view(struct store *s, struct err *e) WUR;
 /* Number of evidence atoms of predicate pred (store index). */
 int store_pred_count(struct store *s, int pred, int64_t *n, struct err *e) WUR;
 /* Starts a read transaction and loads the caches (for info). */

@@ -1,0 +1,34 @@
+-- 002-cubes.sql: schema version 2: evidence as hypercubes (issue 3).
+-- Applied on top of version 1 by the first command that writes.
+-- `sqlift cubes DB` fills these tables; the view cube_atoms is rebuilt
+-- then, as a UNION over the predicates like evidence_atoms.
+
+-- The partition of each type's domain into blocks: constants that every
+-- cube side treats alike.
+CREATE TABLE blocks (
+  type_id  INTEGER NOT NULL,
+  block    INTEGER NOT NULL,
+  const_id INTEGER NOT NULL,
+  PRIMARY KEY (type_id, const_id)
+) WITHOUT ROWID;
+
+-- Disjoint hypercubes per predicate and truth (1 true, 0 false, NULL
+-- unknown): each is the product of its sides.
+CREATE TABLE cubes (
+  cube_id INTEGER PRIMARY KEY,
+  pred_id INTEGER NOT NULL,
+  truth   INTEGER,
+  atoms   INTEGER NOT NULL
+);
+
+CREATE TABLE cube_sides (
+  cube_id  INTEGER NOT NULL REFERENCES cubes,
+  pos      INTEGER NOT NULL,
+  const_id INTEGER NOT NULL,
+  PRIMARY KEY (cube_id, pos, const_id)
+) WITHOUT ROWID;
+
+CREATE VIEW cube_atoms (predicate, truth, atom) AS
+  SELECT NULL, NULL, NULL WHERE 0;
+
+PRAGMA user_version = 2;

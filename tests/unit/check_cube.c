@@ -1,0 +1,138 @@
+/* check_cube.c: the hypercube builder on random evidence over small
+ * domains: the cubes cover exactly the true and the false atoms (checked
+ * in SQL both ways), are disjoint, and every cube side is a union of the
+ * blocks of its type.  Also the migration of a version 1 database. */
+#include "testutil.h"
+
+static int
+exec_count(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int n = -1;
+
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+START_TEST(test_random_cubes)
+{
+	unsigned rs = 12345;
+
+	for (int round = 0; round < 60; round++) {
+		const char *dbp = tu_file("c.db", NULL);
+		struct buf ev;
+		const char *evs[1];
+		int64_t n;
+		sqlite3 *db;
+		sqlift *h;
+		int np = 2 + round % 7, nq = 1 + round % 4, dens = 1 + round % 9;
+		FILE *out = fopen("/dev/null", "w");
+
+		unlink(dbp);
+		buf_init(&ev);
+		for (int i = 0; i < np; i++) {
+			for (int j = 0; j < np; j++) {
+				rs = rs * 1103515245u + 12345u;
+				if ((rs >> 16) % 10 < (unsigned)dens)
+					buf_printf(&ev, "%sR(P%d,P%d)\n",
+					    (rs >> 8) % 3 == 0 ? "!" : "", i, j);
+			}
+			for (int k = 0; k < nq; k++) {
+				rs = rs * 1103515245u + 12345u;
+				if ((rs >> 16) % 3)
+					buf_printf(&ev, "%sT(P%d,Q%d,P%d)\n",
+					    (rs >> 9) % 2 ? "!" : "", i, k, (i * 7 + k) % np);
+			}
+			if (i % 2)
+				buf_printf(&ev, "S(P%d)\n", i);
+		}
+		evs[0] = tu_file("e.db", ev.s ? ev.s : "");
+		buf_free(&ev);
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_int_eq(sqlift_load(h, tu_file("m.mln", "R(p,p)\n"
+		    "S(p)\nT(p,q,p)\n1 R(x,y) ^ S(y)\n"), evs, 1, 0, &n), 0);
+		ck_assert_msg(sqlift_cubes(h, out) == 0, "%s", sqlift_errmsg(h));
+		sqlift_close(h);
+		fclose(out);
+		ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+		ck_assert_int_eq(exec_count(db, "SELECT count(*) FROM (SELECT atom, "
+		    "truth FROM evidence_atoms EXCEPT SELECT atom, truth FROM "
+		    "cube_atoms)"), 0);
+		ck_assert_int_eq(exec_count(db, "SELECT count(*) FROM (SELECT atom, "
+		    "truth FROM cube_atoms EXCEPT SELECT atom, truth FROM "
+		    "evidence_atoms)"), 0);
+		ck_assert_int_eq(exec_count(db, "SELECT coalesce(sum(atoms), 0) FROM "
+		    "cubes"), exec_count(db, "SELECT count(*) FROM evidence_atoms"));
+		/* a cube's atoms are the product of its side lengths */
+		{
+			sqlite3_stmt *st;
+			int64_t cube = -1, atoms = 0, prod = 1;
+			ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT c.cube_id, "
+			    "c.atoms, count(*) FROM cubes c JOIN cube_sides s USING "
+			    "(cube_id) GROUP BY c.cube_id, s.pos ORDER BY 1", -1, &st,
+			    NULL), SQLITE_OK);
+			while (sqlite3_step(st) == SQLITE_ROW) {
+				if (sqlite3_column_int64(st, 0) != cube) {
+					ck_assert_int_eq(atoms, cube < 0 ? 0 : prod);
+					cube = sqlite3_column_int64(st, 0);
+					atoms = sqlite3_column_int64(st, 1);
+					prod = 1;
+				}
+				prod *= sqlite3_column_int64(st, 2);
+			}
+			ck_assert_int_eq(atoms, cube < 0 ? 0 : prod);
+			sqlite3_finalize(st);
+		}
+		/* a side holding one constant of a block holds all of it */
+		ck_assert_int_eq(exec_count(db, "SELECT count(*) FROM cube_sides s "
+		    "JOIN cubes c USING (cube_id) JOIN predicate_args a ON "
+		    "a.pred_id = c.pred_id AND a.pos = s.pos JOIN blocks b ON "
+		    "b.type_id = a.type_id AND b.const_id = s.const_id JOIN blocks o "
+		    "ON o.type_id = b.type_id AND o.block = b.block WHERE NOT EXISTS "
+		    "(SELECT 1 FROM cube_sides t WHERE t.cube_id = s.cube_id AND "
+		    "t.pos = s.pos AND t.const_id = o.const_id)"), 0);
+		sqlite3_close(db);
+	}
+}
+END_TEST
+
+START_TEST(test_migration_from_v1)
+{
+	const char *dbp = tu_file("v1.db", NULL);
+	const char *m = tu_file("m.mln", "S(p)\n");
+	const char *evs[1] = { tu_file("e.db", "S(A)\n") };
+	int64_t n;
+	sqlite3 *db;
+	sqlift *h;
+
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_int_eq(sqlift_load(h, m, evs, 1, 0, &n), 0);
+	sqlift_close(h);
+	/* make it a version 1 database, as an older sqlift left it */
+	ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(db, "DROP VIEW cube_atoms; DROP TABLE "
+	    "cube_sides; DROP TABLE cubes; DROP TABLE blocks; PRAGMA "
+	    "user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	ck_assert_int_eq(sqlift_open(dbp, 0, &h), 0);
+	ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_close(tu_sql_double(dbp, "PRAGMA user_version"), 2, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms"),
+	    1, 0);
+}
+END_TEST
+
+int
+main(void)
+{
+	const TTest *const tests[] = {
+		test_random_cubes,
+		test_migration_from_v1,
+	};
+
+	return tu_main("cube", 1, tests, sizeof tests / sizeof *tests);
+}
