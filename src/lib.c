@@ -132,6 +132,11 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 	for (int i = 0; i < nev; i++)
 		if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
 			goto done;
+	/* new evidence or a new model leaves old cubes stale: drop them */
+	if ((nev > 0 || (model_path && (!old || strcmp(oldfp, fp) != 0))) &&
+	    ((rc = store_cubes_clear(db->s, e)) ||
+	    (rc = store_cube_view(db->s, e))))
+		goto done;
 done:
 	mln_free(m);
 	free(text);

@@ -1072,7 +1072,13 @@ store_info(struct store *s, FILE *out, struct err *e)
 
 	if ((rc = store_model_get(s, &text, &path, &fp, e)))
 		return rc;
-	fprintf(out, "database: %s (schema %d)\n", s->path, STORE_SCHEMA_VERSION);
+	{
+		int64_t ver = 0;
+		if ((rc = query_int(s, "PRAGMA user_version", &ver, e)))
+			return rc;
+		fprintf(out, "database: %s (schema %lld)\n", s->path,
+		    (long long)ver);
+	}
 	if (text)
 		fprintf(out, "model: %s (fingerprint %s)\n", path, fp);
 	else

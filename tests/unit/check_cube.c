@@ -123,6 +123,12 @@ START_TEST(test_migration_from_v1)
 	ck_assert_close(tu_sql_double(dbp, "PRAGMA user_version"), 2, 0);
 	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms"),
 	    1, 0);
+	/* new evidence makes the cubes stale: the load drops them */
+	evs[0] = tu_file("e2.db", "!S(B)\n");
+	ck_assert_int_eq(sqlift_open(dbp, 0, &h), 0);
+	ck_assert_int_eq(sqlift_load(h, m, evs, 1, 0, &n), 0);
+	sqlift_close(h);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cubes"), 0, 0);
 }
 END_TEST
 

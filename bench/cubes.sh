@@ -1,0 +1,98 @@
+#!/bin/sh
+# cubes.sh: hypercube building (issue 3).  For real datasets and for
+# friends-and-smokers with random evidence on 40% of the persons, it loads
+# the evidence, builds the cubes, and prints atoms, cubes, atoms per cube,
+# blocks, and the build time beside the load time.  Each build is checked:
+# the cubes cover the evidence exactly (EXCEPT both ways).
+#
+#   SQLIFT=path/to/sqlift sh bench/cubes.sh
+#
+# Environment: SQLIFT (default ./sqlift), DATA (default ../shared/data
+# beside the source folder), FS_SIZES (default "100 1000 10000 100000").
+set -eu
+
+SQLIFT=${SQLIFT:-./sqlift}
+here=$(cd "$(dirname "$0")" && pwd)
+DATA=${DATA:-$here/../../shared/data}
+FS_SIZES=${FS_SIZES:-100 1000 10000 100000}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-cubes.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+secs() {  # runs "$@", prints wall seconds
+	/usr/bin/time -f '%e' "$@" 2>"$dir/time" >"$dir/out" ||
+		{ cat "$dir/out" "$dir/time" >&2; exit 1; }
+	tail -n 1 "$dir/time"
+}
+
+bench() {  # name model evidence...
+	name=$1
+	shift
+	db=$dir/$name.db
+	rm -f "$db"
+	tl=$(secs "$SQLIFT" load "$db" "$@")
+	tc=$(secs "$SQLIFT" cubes "$db")
+	set -- $(sqlite3 "$db" "SELECT (SELECT count(*) FROM evidence_atoms),
+		(SELECT count(*) FROM cubes), (SELECT count(*) FROM (SELECT DISTINCT
+		type_id, block FROM blocks)), (SELECT count(*) FROM domains),
+		(SELECT count(*) FROM (SELECT atom, truth FROM evidence_atoms EXCEPT
+		SELECT atom, truth FROM cube_atoms)) + (SELECT count(*) FROM (SELECT
+		atom, truth FROM cube_atoms EXCEPT SELECT atom, truth FROM
+		evidence_atoms))" | tr '|' ' ')
+	[ "$5" -eq 0 ] || { echo "$name: cubes differ from the evidence" >&2; exit 1; }
+	awk -v n="$name" -v a="$1" -v c="$2" -v b="$3" -v k="$4" -v tl="$tl" \
+	    -v tc="$tc" 'BEGIN { printf "%-22s %9d %8d %8.1f %8d %8d %8.2f %8.2f %6.1f\n",
+	    n, a, c, (c ? a / c : 0), k, b, tl, tc, (tl > 0 ? tc / tl : 0) }'
+}
+
+printf '%-22s %9s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
+	atoms/cube consts blocks load_s cubes_s ratio
+if [ -d "$DATA" ]; then
+	for i in 1 2 3 4; do
+		bench imdb$i "$DATA/imdb/lsm_kok/imdb-rules-out.mln" \
+			"$DATA/imdb/lsm_kok/imdb$i.db"
+	done
+	bench uwcse "$DATA/uwcse/tuffy_cse/prog.mln" "$DATA/uwcse/tuffy_cse/evidence.db"
+	cat >"$dir/webkb.mln" <<'X'
+HasAnchor(word, link)
+HasNeighborhood(word, link)
+LinkTo(link, page, page)
+AllWordsCapitalized(link)
+HasAlphanumericWord(link)
+Course(page)
+Department(page)
+Faculty(page)
+Person(page)
+ResearchProject(page)
+Staff(page)
+Student(page)
+X
+	for u in cornell texas washington; do
+		bench webkb-$u "$dir/webkb.mln" \
+			"$DATA"/webkb/alchemy_craven/background/[acn]*.$u.db \
+			"$DATA"/webkb/alchemy_craven/background/page-classes.$u.db
+	done
+	bench cora "$DATA/cora/tuffy_class/prog.mln" "$DATA/cora/tuffy_class/evidence.db"
+else
+	echo "no $DATA: real datasets skipped"
+fi
+
+# friends and smokers: 40% of the persons get random evidence on Smokes
+# and Cancer (true or false each); Friends unknown
+cat >"$dir/fs.mln" <<'X'
+Smokes(person)
+Cancer(person)
+Friends(person, person)
+1.5 Smokes(x) => Cancer(x)
+1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)
+X
+for n in $FS_SIZES; do
+	awk -v n="$n" 'BEGIN {
+		srand(42)
+		for (i = 0; i < n; i++) {
+			if (rand() >= 0.4) continue
+			printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
+			printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
+		}
+	}' >"$dir/fs$n.db"
+	bench "fs-$n" "$dir/fs.mln" "$dir/fs$n.db"
+done
