@@ -122,29 +122,33 @@ id_cmp(const void *x, const void *y)
 }
 
 /* Cubes of the atoms idx[0..n) (indices into m->rows), exactly covering
- * them.  Uses and reorders idx. */
+ * them.  Uses and reorders idx.  One sort per argument gives both the
+ * side (the distinct values) and the atom count of each value. */
 static int
 mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
     size_t n, int64_t *ncubes, struct err *e)
 {
-	struct store_ids side[64];
+	struct store_ids side[64], cnt[64];
 	struct byc *bv = NULL;
 	int64_t *lset = NULL;
 	double full = 1, best_score = 0;
 	int best = -1, dim, rc = 0;
-	size_t nl = 0, nv = 0, nleft = 0;
+	size_t nl = 0, nv, nleft = 0;
 
 	memset(side, 0, sizeof side);
+	memset(cnt, 0, sizeof cnt);
 	for (int i = 0; i < m->arity; i++) {
 		m->dim = i;
 		qsort_r(idx, n, sizeof *idx, row_cmp, m);
 		for (size_t k = 0; k < n; k++) {
 			int64_t v = m->rows[idx[k] * m->arity + i];
-			if ((k == 0 || v != side[i].v[side[i].n - 1]) &&
-			    VEC_PUSH(side[i], v) < 0) {
-				rc = err_oom(e);
-				goto done;
+			if (k == 0 || v != side[i].v[side[i].n - 1]) {
+				if (VEC_PUSH(side[i], v) < 0 || VEC_PUSH(cnt[i], 0) < 0) {
+					rc = err_oom(e);
+					goto done;
+				}
 			}
+			cnt[i].v[cnt[i].n - 1]++;
 		}
 		full *= (double)side[i].n;
 	}
@@ -153,22 +157,14 @@ mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
 		++*ncubes;
 		goto done;
 	}
-	/* counts per value along each side: runs after sorting by it */
+	/* prefer splitting off the complete slices, scored by their atoms */
 	for (int i = 0; i < m->arity; i++) {
 		double slice = full / (double)side[i].n;
-		size_t complete = 0, run = 0;
+		size_t complete = 0;
 		if (side[i].n < 2)
 			continue;
-		m->dim = i;
-		qsort_r(idx, n, sizeof *idx, row_cmp, m);
-		for (size_t k = 0; k <= n; k++) {
-			if (k > 0 && (k == n || m->rows[idx[k] * m->arity + i] !=
-			    m->rows[idx[k - 1] * m->arity + i])) {
-				complete += (double)run == slice;
-				run = 0;
-			}
-			run++;
-		}
+		for (size_t k = 0; k < cnt[i].n; k++)
+			complete += (double)cnt[i].v[k] == slice;
 		if (complete > 0 && complete < side[i].n &&
 		    (double)complete * slice > best_score) {
 			best_score = (double)complete * slice;
@@ -181,19 +177,14 @@ mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
 			if (side[i].n >= 2 && (dim < 0 || side[i].n > side[dim].n))
 				dim = i;
 	/* the values of dim with their counts, most atoms first */
-	m->dim = dim;
-	qsort_r(idx, n, sizeof *idx, row_cmp, m);
-	if (!(bv = xcalloc(side[dim].n + 1, sizeof *bv)) ||
-	    !(lset = xcalloc(side[dim].n + 1, sizeof *lset))) {
+	nv = side[dim].n;
+	if (!(bv = xcalloc(nv + 1, sizeof *bv)) ||
+	    !(lset = xcalloc(nv + 1, sizeof *lset))) {
 		rc = err_oom(e);
 		goto done;
 	}
-	for (size_t k = 0; k < n; k++) {
-		int64_t v = m->rows[idx[k] * m->arity + dim];
-		if (k == 0 || v != bv[nv - 1].val)
-			bv[nv++] = (struct byc){ v, 0 };
-		bv[nv - 1].count++;
-	}
+	for (size_t k = 0; k < nv; k++)
+		bv[k] = (struct byc){ side[dim].v[k], cnt[dim].v[k] };
 	qsort(bv, nv, sizeof *bv, byc_desc);
 	for (size_t k = 0; k < nv; k++)
 		if (best >= 0 ? (double)bv[k].count == full / (double)nv :
@@ -213,15 +204,20 @@ mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
 	free(lset);
 	bv = NULL;
 	lset = NULL;
-	for (int i = 0; i < m->arity; i++)
+	for (int i = 0; i < m->arity; i++) {
 		free(side[i].v);
+		free(cnt[i].v);
+	}
 	memset(side, 0, sizeof side);
+	memset(cnt, 0, sizeof cnt);
 	if ((rc = mem_split(s, pi, truth, m, idx, nleft, ncubes, e)))
 		goto done;
 	rc = mem_split(s, pi, truth, m, idx + nleft, n - nleft, ncubes, e);
 done:
-	for (int i = 0; i < m->arity; i++)
+	for (int i = 0; i < m->arity; i++) {
 		free(side[i].v);
+		free(cnt[i].v);
+	}
 	free(bv);
 	free(lset);
 	return rc;
