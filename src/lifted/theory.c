@@ -1,0 +1,542 @@
+/* theory.c: builds the constrained theory from a clause model: blocks
+ * (each constant named in a formula alone, the rest of its domain
+ * together), clauses standardised apart with constants turned into
+ * variables on singleton blocks, and equality literals turned into
+ * constraints (the groundings they satisfy go to the constant).  Also the
+ * brute-force grounding of a theory, the oracle of its meaning. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "lifted/theory.h"
+
+#define BRUTE_MAX 22  /* ground atoms of ct_brute */
+
+/* Domain position of model constant c in type t, or -1. */
+static int
+dom_pos(const struct store_domain *dom, const struct mln_model *m, int t,
+    int c)
+{
+	for (int i = 0; i < dom[t].n; i++)
+		if (!strcmp(dom[t].names[i], m->consts.v[c]))
+			return i;
+	return -1;
+}
+
+/* Marks the constants named in n (as arguments of type known there). */
+static void
+mark_named(const struct mln_model *m, const struct mln_formula *f,
+    const struct mln_node *n, const struct store_domain *dom, char **named)
+{
+	if (!n)
+		return;
+	if (n->kind == MLN_ATOM) {
+		for (int i = 0; i < n->nargs; i++)
+			if (n->args[i].var < 0) {
+				int t = m->preds.v[n->pred].types[i];
+				int p = dom_pos(dom, m, t, n->args[i].cst);
+				if (p >= 0)
+					named[t][p] = 1;
+			}
+	} else if (n->kind == MLN_EQ) {
+		int t = n->args[0].var >= 0 ? f->vartypes[n->args[0].var] :
+		    n->args[1].var >= 0 ? f->vartypes[n->args[1].var] : -1;
+		for (int i = 0; i < 2 && t >= 0; i++)
+			if (n->args[i].var < 0) {
+				int p = dom_pos(dom, m, t, n->args[i].cst);
+				if (p >= 0)
+					named[t][p] = 1;
+			}
+	}
+	mark_named(m, f, n->a, dom, named);
+	mark_named(m, f, n->b, dom, named);
+}
+
+void
+ct_free(struct ct_theory *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->clauses.n; i++) {
+		struct ct_clause *c = &t->clauses.v[i];
+		for (int k = 0; k < c->nlits; k++)
+			free(c->lits[k].var);
+		free(c->lits);
+		free(c->type);
+		si_set_free(&c->cons);
+	}
+	free(t->clauses.v);
+	for (int k = 0; t->block_of && k < (int)t->m->types.n; k++)
+		free(t->block_of[k]);
+	free(t->block_of);
+	si_space_free(t->sp);
+	free(t);
+}
+
+/* The leaves of a clause (an OR tree). */
+struct leaves {
+	const struct mln_node *v[256];
+	int neg[256];
+	int n;
+};
+
+static int
+collect(const struct mln_node *n, int neg, struct leaves *l)
+{
+	if (n->kind == MLN_OR && !neg)
+		return collect(n->a, 0, l) < 0 ? -1 : collect(n->b, 0, l);
+	if (n->kind == MLN_NOT)
+		return collect(n->a, !neg, l);
+	if (l->n == 256)
+		return -1;
+	l->v[l->n] = n;
+	l->neg[l->n] = neg;
+	l->n++;
+	return 0;
+}
+
+/* Clause variable of a term: formula variables map through fv[], each
+ * constant occurrence gets a fresh variable on its singleton block. */
+struct cbuild {
+	struct ct_theory *t;
+	const struct mln_formula *f;
+	int *fv;               /* formula var -> clause var, -1 */
+	VEC(int) type;         /* clause var types */
+	VEC(int) cblock;       /* clause var: singleton block or -1 */
+};
+
+static int
+term_var(struct cbuild *b, const struct mln_term *x, int type)
+{
+	int blk;
+
+	if (x->var >= 0)
+		return b->fv[x->var];
+	blk = b->t->block_of[type][dom_pos(b->t->dom, b->t->m, type, x->cst)];
+	if (VEC_PUSH(b->type, type) < 0 || VEC_PUSH(b->cblock, blk) < 0)
+		return -1;
+	return (int)b->type.n - 1;
+}
+
+static double
+set_count(const struct si_set *s, const struct si_space *sp)
+{
+	double n = 0;
+
+	for (size_t i = 0; i < s->v.n; i++)
+		n += si_count(s->v.v[i], sp);
+	return n;
+}
+
+/* rest := rest with (a = b) (keep_eq) or (a != b); the part removed goes
+ * to *gone (counted). */
+static int
+split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
+    int keep_eq, double *gone)
+{
+	struct si_set next = { 0 };
+
+	*gone = 0;
+	for (size_t i = 0; i < rest->v.n; i++) {
+		struct si_tuple *x = si_tuple_copy(rest->v.v[i]);
+		struct si_tuple *y = si_tuple_copy(rest->v.v[i]);
+		struct si_set tmp = { 0 };
+		int rc = 0;
+		if (!x || !y) {
+			si_tuple_free(x);
+			si_tuple_free(y);
+			si_set_free(&next);
+			return -1;
+		}
+		si_eq(x, a, b);
+		rc = si_neq(y, a, b);
+		if (!rc)
+			rc = si_canon(keep_eq ? y : x, sp, &tmp);
+		*gone += set_count(&tmp, sp);
+		si_set_free(&tmp);
+		if (!rc)
+			rc = si_canon(keep_eq ? x : y, sp, &next);
+		si_tuple_free(x);
+		si_tuple_free(y);
+		if (rc) {
+			si_set_free(&next);
+			return -1;
+		}
+	}
+	si_set_free(rest);
+	*rest = next;
+	return 0;
+}
+
+static int
+build_clause(struct ct_theory *t, const struct mln_formula *f, int *zero,
+    struct err *e)
+{
+	struct cbuild b = { t, f, NULL, { 0 }, { 0 } };
+	struct ct_clause c = { 0 };
+	struct leaves l = { { 0 }, { 0 }, 0 };
+	struct si_tuple *tu = NULL;
+	VEC(struct ct_lit) lits = { 0 };
+	int rc = 0, always = 0;
+
+	c.weight = f->weight;
+	c.hard = f->hard;
+	c.line = f->line;
+	if (collect(f->root, 0, &l) < 0)
+		return err_set(e, SQLIFT_ELIMIT, "a clause with more than 256 "
+		    "literals");
+	if (!(b.fv = xcalloc((size_t)f->nvars + 1, sizeof *b.fv)))
+		return err_oom(e);
+	for (int v = 0; v < f->nvars; v++) {
+		b.fv[v] = -1;
+		if (!f->free[v])
+			continue;
+		if (VEC_PUSH(b.type, f->vartypes[v]) < 0 ||
+		    VEC_PUSH(b.cblock, -1) < 0)
+			goto oom;
+		b.fv[v] = (int)b.type.n - 1;
+	}
+	/* atoms become literals over clause variables */
+	for (int i = 0; i < l.n; i++) {
+		const struct mln_node *n = l.v[i];
+		struct ct_lit lit = { 0 };
+		if (n->kind == MLN_TRUE)
+			always |= !l.neg[i];
+		if (n->kind == MLN_FALSE)
+			always |= l.neg[i];
+		if (n->kind != MLN_ATOM)
+			continue;
+		lit.pred = n->pred;
+		lit.neg = l.neg[i];
+		if (!(lit.var = xcalloc((size_t)n->nargs + 1, sizeof *lit.var)))
+			goto oom;
+		for (int k = 0; k < n->nargs; k++)
+			if ((lit.var[k] = term_var(&b, &n->args[k],
+			    t->m->preds.v[n->pred].types[k])) < 0) {
+				free(lit.var);
+				goto oom;
+			}
+		if (VEC_PUSH(lits, lit) < 0) {
+			free(lit.var);
+			goto oom;
+		}
+	}
+	/* equality literals: their variables (constants get theirs too) */
+	{
+		int eqa[256], eqb[256], eqneg[256], neq = 0;
+		for (int i = 0; i < l.n; i++) {
+			const struct mln_node *n = l.v[i];
+			int ty;
+			if (n->kind != MLN_EQ)
+				continue;
+			ty = n->args[0].var >= 0 ? f->vartypes[n->args[0].var] :
+			    n->args[1].var >= 0 ? f->vartypes[n->args[1].var] : -1;
+			if (ty < 0) {
+				/* two constants: decided now */
+				int same = !strcmp(t->m->consts.v[n->args[0].cst],
+				    t->m->consts.v[n->args[1].cst]);
+				always |= same != l.neg[i];
+				continue;
+			}
+			if ((eqa[neq] = term_var(&b, &n->args[0], ty)) < 0 ||
+			    (eqb[neq] = term_var(&b, &n->args[1], ty)) < 0)
+				goto oom;
+			eqneg[neq++] = l.neg[i];
+		}
+		c.nvars = (int)b.type.n;
+		c.type = b.type.v;
+		b.type.v = NULL;
+		if (!(tu = si_tuple_new(t->sp, c.nvars, c.type)))
+			goto oom;
+		for (int v = 0; v < c.nvars; v++)
+			if (b.cblock.v[v] >= 0)
+				si_in_block(tu, v, b.cblock.v[v]);
+		if (si_canon(tu, t->sp, &c.cons) < 0)
+			goto oom;
+		if (always) {
+			/* true for every grounding */
+			if (!c.hard)
+				t->log_const += c.weight * set_count(&c.cons, t->sp);
+			goto skip;
+		}
+		for (int k = 0; k < neq; k++) {
+			double gone;
+			/* (a = b) satisfies where a = b: keep a != b; !(a = b)
+			 * satisfies where a != b: keep a = b */
+			if (split_eq(&c.cons, t->sp, eqa[k], eqb[k], eqneg[k],
+			    &gone) < 0)
+				goto oom;
+			if (!c.hard)
+				t->log_const += c.weight * gone;
+		}
+	}
+	if (c.cons.v.n == 0)
+		goto skip;
+	if (lits.n == 0) {
+		/* false for the groundings left */
+		if (c.hard && set_count(&c.cons, t->sp) > 0)
+			*zero = 1;
+		goto skip;
+	}
+	c.nlits = (int)lits.n;
+	c.lits = lits.v;
+	lits.v = NULL;
+	lits.n = 0;
+	if (VEC_PUSH(t->clauses, c) < 0) {
+		rc = err_oom(e);
+		goto done_owned;
+	}
+	goto done;
+skip:
+	si_set_free(&c.cons);
+	free(c.type);
+	goto done;
+oom:
+	rc = err_oom(e);
+done_owned:
+	si_set_free(&c.cons);
+	free(c.type);
+	for (int k = 0; k < c.nlits; k++)
+		free(c.lits[k].var);
+	free(c.lits);
+done:
+	for (size_t k = 0; k < lits.n; k++)
+		free(lits.v[k].var);
+	free(lits.v);
+	si_tuple_free(tu);
+	free(b.fv);
+	free(b.type.v);
+	free(b.cblock.v);
+	return rc;
+}
+
+int
+ct_build(const struct mln_model *m, const struct store_domain *dom,
+    struct ct_theory **out, struct err *e)
+{
+	struct ct_theory *t = xcalloc(1, sizeof *t);
+	char **named = NULL;
+	int nt = (int)m->types.n, rc = 0, zero = 0;
+
+	*out = NULL;
+	if (!t || !(t->sp = si_space_new(nt)) ||
+	    !(t->block_of = xcalloc((size_t)nt + 1, sizeof *t->block_of)) ||
+	    !(named = xcalloc((size_t)nt + 1, sizeof *named))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	t->m = m;
+	t->dom = dom;
+	for (int k = 0; k < nt; k++)
+		if (!(named[k] = xcalloc((size_t)dom[k].n + 1, 1)) ||
+		    !(t->block_of[k] = xcalloc((size_t)dom[k].n + 1, sizeof(int)))) {
+			rc = err_oom(e);
+			goto done;
+		}
+	for (size_t i = 0; i < m->formulas.n; i++)
+		mark_named(m, &m->formulas.v[i], m->formulas.v[i].root, dom, named);
+	/* each named constant its own block, the rest one block */
+	for (int k = 0; k < nt; k++) {
+		int rest = -1;
+		for (int p = 0; p < dom[k].n; p++) {
+			if (named[k][p]) {
+				if ((t->block_of[k][p] = si_space_add_block(t->sp, k, 1)) < 0)
+					rc = err_oom(e);
+			} else {
+				if (rest < 0 && (rest = si_space_add_block(t->sp, k, 0)) < 0)
+					rc = err_oom(e);
+				t->block_of[k][p] = rest;
+				t->sp->size[k][rest]++;
+			}
+		}
+	}
+	for (size_t i = 0; i < m->formulas.n && !rc; i++)
+		rc = build_clause(t, &m->formulas.v[i], &zero, e);
+	if (!rc && zero)
+		rc = err_set(e, SQLIFT_EZERO, "Z = 0: a hard formula is false for "
+		    "some of its groundings whatever the world");
+done:
+	for (int k = 0; named && k < nt; k++)
+		free(named[k]);
+	free(named);
+	if (rc) {
+		ct_free(t);
+		return rc;
+	}
+	*out = t;
+	return 0;
+}
+
+/* Brute force on the theory: type t's constants are 0..N_t-1, block b
+ * holding a run of size[t][b] of them. */
+struct gclause {
+	double w;
+	int hard;
+	int n;
+	int atom[32], neg[32];
+};
+
+struct gvec {
+	struct gclause *v;
+	size_t n, cap;
+};
+
+static int
+enum_tuple(const struct ct_theory *t, const struct ct_clause *c,
+    const struct si_tuple *tu, int **blk, const int *ntc, int v, int *val,
+    struct gvec *out)
+{
+	if (v == c->nvars) {
+		struct gclause g = { c->weight, c->hard, c->nlits, { 0 }, { 0 } };
+		for (int e = 0; e < tu->nneq; e++)
+			if (val[tu->neq[e][0]] == val[tu->neq[e][1]])
+				return 0;
+		for (int u = 0; u < c->nvars; u++)
+			if (val[u] != val[tu->rep[u]])
+				return 0;
+		if (c->nlits > 32)
+			return -1;
+		for (int k = 0; k < c->nlits; k++) {
+			const struct ct_lit *l = &c->lits[k];
+			const struct mln_pred *p = &t->m->preds.v[l->pred];
+			int a = 0;
+			for (int i = 0; i < p->arity; i++)
+				a = a * ntc[p->types[i]] + val[l->var[i]];
+			g.atom[k] = a;  /* offset added by the caller */
+			g.neg[k] = l->neg;
+		}
+		return VEC_PUSH(*out, g);
+	}
+	for (int x = 0; x < ntc[c->type[v]]; x++) {
+		if (!si_has(tu, v, blk[c->type[v]][x]))
+			continue;
+		val[v] = x;
+		if (enum_tuple(t, c, tu, blk, ntc, v + 1, val, out) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
+{
+	int nt = (int)t->m->types.n, np = (int)t->m->preds.n, rc = 0;
+	int *ntc = xcalloc((size_t)nt + 1, sizeof *ntc);
+	int **blk = xcalloc((size_t)nt + 1, sizeof *blk);
+	int64_t *off = xcalloc((size_t)np + 1, sizeof *off), natoms = 0;
+	struct gvec g = { 0 };
+	double max = -INFINITY;
+	long double sum = 0;
+
+	if (!ntc || !blk || !off) {
+		rc = err_oom(e);
+		goto done;
+	}
+	for (int k = 0; k < nt; k++) {
+		int x = 0;
+		for (int b = 0; b < t->sp->nblocks[k]; b++)
+			ntc[k] += (int)t->sp->size[k][b];
+		if (!(blk[k] = xcalloc((size_t)ntc[k] + 1, sizeof **blk))) {
+			rc = err_oom(e);
+			goto done;
+		}
+		for (int b = 0; b < t->sp->nblocks[k]; b++)
+			for (int64_t i = 0; i < t->sp->size[k][b]; i++)
+				blk[k][x++] = b;
+	}
+	for (int p = 0; p < np; p++) {
+		int64_t n = 1;
+		for (int i = 0; i < t->m->preds.v[p].arity; i++)
+			n *= ntc[t->m->preds.v[p].types[i]];
+		off[p] = natoms;
+		natoms += n;
+	}
+	if (natoms > BRUTE_MAX) {
+		rc = err_set(e, SQLIFT_ELIMIT, "theory brute force: %lld atoms",
+		    (long long)natoms);
+		goto done;
+	}
+	for (size_t i = 0; i < t->clauses.n && !rc; i++) {
+		const struct ct_clause *c = &t->clauses.v[i];
+		size_t before = g.n;
+		int val[64];
+		for (size_t k = 0; k < c->cons.v.n && !rc; k++)
+			if (enum_tuple(t, c, c->cons.v.v[k], blk, ntc, 0, val, &g) < 0)
+				rc = err_oom(e);
+		for (size_t k = before; k < g.n; k++)
+			for (int j = 0; j < g.v[k].n; j++)
+				g.v[k].atom[j] += (int)off[c->lits[j].pred];
+	}
+	for (int pass = 0; pass < 2 && !rc; pass++)
+		for (uint64_t w = 0; w < ((uint64_t)1 << natoms); w++) {
+			double lw = 0;
+			int ok = 1;
+			for (size_t k = 0; k < g.n && ok; k++) {
+				int sat = 0;
+				for (int j = 0; j < g.v[k].n && !sat; j++)
+					sat = (int)((w >> g.v[k].atom[j]) & 1) != g.v[k].neg[j];
+				if (sat)
+					lw += g.v[k].hard ? 0 : g.v[k].w;
+				else if (g.v[k].hard)
+					ok = 0;
+			}
+			if (!ok)
+				continue;
+			if (pass == 0 && lw > max)
+				max = lw;
+			if (pass == 1)
+				sum += expl((long double)lw - max);
+		}
+	if (!rc && max == -INFINITY)
+		rc = err_set(e, SQLIFT_EZERO, "Z = 0");
+	if (!rc)
+		*log_z = t->log_const + max + (double)logl(sum);
+done:
+	for (int k = 0; blk && k < nt; k++)
+		free(blk[k]);
+	free(blk);
+	free(ntc);
+	free(off);
+	free(g.v);
+	return rc;
+}
+
+char *
+ct_text(const struct ct_theory *t)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int k = 0; k < (int)t->m->types.n; k++) {
+		buf_printf(&b, "type %s:", t->m->types.v[k].name);
+		for (int x = 0; x < t->sp->nblocks[k]; x++)
+			buf_printf(&b, " b%d=%lld", x, (long long)t->sp->size[k][x]);
+		buf_puts(&b, "\n");
+	}
+	for (size_t i = 0; i < t->clauses.n; i++) {
+		const struct ct_clause *c = &t->clauses.v[i];
+		if (c->hard)
+			buf_puts(&b, "hard ");
+		else
+			buf_printf(&b, "%g ", c->weight);
+		for (int k = 0; k < c->nlits; k++) {
+			const struct ct_lit *l = &c->lits[k];
+			const struct mln_pred *p = &t->m->preds.v[l->pred];
+			buf_printf(&b, "%s%s%s(", k ? " v " : "", l->neg ? "!" : "",
+			    p->name);
+			for (int a = 0; a < p->arity; a++)
+				buf_printf(&b, "%sx%d", a ? "," : "", l->var[a]);
+			buf_puts(&b, ")");
+		}
+		buf_puts(&b, " :");
+		for (size_t k = 0; k < c->cons.v.n; k++) {
+			char *s = si_tuple_text(c->cons.v.v[k], t->sp);
+			buf_printf(&b, "%s %s", k ? " v" : "", s ? s : "?");
+			free(s);
+		}
+		buf_puts(&b, "\n");
+	}
+	buf_printf(&b, "constant %.17g\n", t->log_const);
+	return buf_take(&b);
+}
