@@ -451,10 +451,10 @@ si_count(const struct si_tuple *t, const struct si_space *sp)
 	return total;
 }
 
-/* Appends to out canonical tuples for p and not r, disjoint:
- * p ^ c1 ^ ... ^ c(i-1) ^ !ci over the atomic constraints ci of r. */
-static int
-subtract(const struct si_tuple *p, const struct si_tuple *r,
+/* p and not r, as p ^ c1 ^ ... ^ c(i-1) ^ !ci over the atomic
+ * constraints ci of r: disjoint pieces. */
+int
+si_subtract(const struct si_tuple *p, const struct si_tuple *r,
     const struct si_space *sp, struct si_set *out)
 {
 	struct si_tuple *acc = si_tuple_copy(p);
@@ -517,7 +517,7 @@ si_set_count(const struct si_set *s, const struct si_space *sp)
 			goto out;
 		for (size_t j = 0; j < before; j++) {
 			for (size_t k = 0; k < pieces.v.n; k++)
-				if (subtract(pieces.v.v[k], done.v.v[j], sp, &next) < 0)
+				if (si_subtract(pieces.v.v[k], done.v.v[j], sp, &next) < 0)
 					goto out;
 			si_set_clear(&pieces);
 			free(pieces.v.v);

@@ -79,6 +79,11 @@ int si_canon(const struct si_tuple *t, const struct si_space *sp,
 /* The conjunction of a and b (same variables); caller canonicalises. */
 struct si_tuple *si_join(const struct si_tuple *a, const struct si_tuple *b);
 
+/* Appends to out canonical tuples, pairwise disjoint, whose solutions
+ * are those of p and not of r. */
+int si_subtract(const struct si_tuple *p, const struct si_tuple *r,
+    const struct si_space *sp, struct si_set *out) WUR;
+
 /* Number of solutions: exact while below 2^53. */
 double si_count(const struct si_tuple *t, const struct si_space *sp);
 /* Of a set whose tuples may overlap: the size of the union. */

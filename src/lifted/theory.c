@@ -67,6 +67,11 @@ ct_free(struct ct_theory *t)
 		si_set_free(&c->cons);
 	}
 	free(t->clauses.v);
+	for (size_t p = 0; t->ev && p < t->m->preds.n; p++) {
+		si_set_free(&t->ev[p].tru);
+		si_set_free(&t->ev[p].fal);
+	}
+	free(t->ev);
 	for (int k = 0; t->block_of && k < (int)t->m->types.n; k++)
 		free(t->block_of[k]);
 	free(t->block_of);
@@ -167,6 +172,231 @@ split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
 	si_set_free(rest);
 	*rest = next;
 	return 0;
+}
+
+/* A live piece of a clause: some of its groundings and the literals still
+ * undecided there (bit j: literal j). */
+struct piece {
+	struct si_tuple *t;
+	uint64_t live;
+};
+struct pieces {
+	struct piece *v;
+	size_t n, cap;
+};
+
+static void
+pieces_free(struct pieces *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		si_tuple_free(p->v[i].t);
+	free(p->v);
+	memset(p, 0, sizeof *p);
+}
+
+static int
+pieces_add(struct pieces *p, struct si_set *s, uint64_t live)
+{
+	for (size_t i = 0; i < s->v.n; i++) {
+		struct piece x = { s->v.v[i], live };
+		if (VEC_PUSH(*p, x) < 0)
+			return -1;
+		s->v.v[i] = NULL;
+	}
+	s->v.n = 0;
+	return 0;
+}
+
+/* The predicate tuple e (no equalities) put on the literal's variables
+ * of a clause tuple shape like t: the groundings whose atom is in e. */
+static struct si_tuple *
+lift(const struct si_tuple *t, const struct si_space *sp,
+    const struct ct_lit *l, const struct si_tuple *e, int arity)
+{
+	struct si_tuple *x = si_tuple_copy(t);
+
+	(void)sp;
+	if (!x)
+		return NULL;
+	for (int i = 0; i < arity; i++)
+		si_in(x, l->var[i], e->support + (size_t)e->rep[i] * e->nwords);
+	return x;
+}
+
+/* out gets t and (the union of) set, as canonical disjoint tuples. */
+static int
+meet(const struct si_tuple *t, const struct si_space *sp,
+    const struct ct_lit *l, const struct si_set *set, int arity,
+    struct si_set *out)
+{
+	for (size_t i = 0; i < set->v.n; i++) {
+		struct si_tuple *x = lift(t, sp, l, set->v.v[i], arity);
+		int rc = x ? si_canon(x, sp, out) : -1;
+		si_tuple_free(x);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* out gets t minus every tuple of set (lifted), as disjoint pieces. */
+static int
+minus(const struct si_tuple *t, const struct si_space *sp,
+    const struct ct_lit *l, const struct si_set *set, int arity,
+    struct si_set *out)
+{
+	struct si_set cur = { 0 }, next = { 0 };
+
+	if (si_canon(t, sp, &cur) < 0)
+		goto fail;
+	for (size_t i = 0; i < set->v.n; i++) {
+		struct si_tuple *x = lift(t, sp, l, set->v.v[i], arity);
+		if (!x)
+			goto fail;
+		for (size_t k = 0; k < cur.v.n; k++)
+			if (si_subtract(cur.v.v[k], x, sp, &next) < 0) {
+				si_tuple_free(x);
+				goto fail;
+			}
+		si_tuple_free(x);
+		si_set_free(&cur);
+		cur = next;
+		memset(&next, 0, sizeof next);
+	}
+	for (size_t k = 0; k < cur.v.n; k++) {
+		if (VEC_PUSH(out->v, cur.v.v[k]) < 0)
+			goto fail;
+		cur.v.v[k] = NULL;
+	}
+	cur.v.n = 0;
+	si_set_free(&cur);
+	return 0;
+fail:
+	si_set_free(&cur);
+	si_set_free(&next);
+	return -1;
+}
+
+/* Folds the evidence into clause c: adds the weights of the groundings it
+ * satisfies to *konst, and appends to out the clauses left, one for each
+ * set of undecided literals.  *zero is set when a hard clause is false
+ * by evidence for some grounding. */
+static int
+fold(struct ct_theory *t, const struct ct_clause *c, double *konst,
+    int *zero, struct ct_clauses *out)
+{
+	struct pieces cur = { 0 }, next = { 0 };
+	uint64_t all = c->nlits >= 64 ? ~(uint64_t)0 :
+	    (((uint64_t)1 << c->nlits) - 1);
+	int rc = -1;
+
+	for (size_t i = 0; i < c->cons.v.n; i++) {
+		struct piece x = { si_tuple_copy(c->cons.v.v[i]), all };
+		if (!x.t || VEC_PUSH(cur, x) < 0) {
+			si_tuple_free(x.t);
+			goto done;
+		}
+	}
+	for (int j = 0; j < c->nlits && j < 64; j++) {
+		const struct ct_lit *l = &c->lits[j];
+		const struct ct_ev *ev = &t->ev[l->pred];
+		int ar = t->m->preds.v[l->pred].arity;
+		for (size_t i = 0; i < cur.n; i++) {
+			struct si_set sat = { 0 }, fal = { 0 }, rest = { 0 };
+			const struct si_tuple *x = cur.v[i].t;
+			uint64_t live = cur.v[i].live, off = live & ~((uint64_t)1 << j);
+			int r;
+			if (ev->closed) {
+				/* not true is false */
+				r = l->neg ? minus(x, t->sp, l, &ev->tru, ar, &sat) ||
+				    meet(x, t->sp, l, &ev->tru, ar, &fal) :
+				    meet(x, t->sp, l, &ev->tru, ar, &sat) ||
+				    minus(x, t->sp, l, &ev->tru, ar, &fal);
+			} else {
+				struct si_set tmp = { 0 };
+				r = meet(x, t->sp, l, l->neg ? &ev->fal : &ev->tru, ar,
+				    &sat) ||
+				    meet(x, t->sp, l, l->neg ? &ev->tru : &ev->fal, ar,
+				    &fal) ||
+				    minus(x, t->sp, l, &ev->tru, ar, &tmp);
+				for (size_t k = 0; !r && k < tmp.v.n; k++)
+					r = minus(tmp.v.v[k], t->sp, l, &ev->fal, ar, &rest);
+				si_set_free(&tmp);
+			}
+			if (!r && !c->hard)
+				*konst += c->weight * set_count(&sat, t->sp);
+			if (!r)
+				r = pieces_add(&next, &fal, off) ||
+				    pieces_add(&next, &rest, live);
+			si_set_free(&sat);
+			si_set_free(&fal);
+			si_set_free(&rest);
+			if (r)
+				goto done;
+		}
+		pieces_free(&cur);
+		cur = next;
+		memset(&next, 0, sizeof next);
+	}
+	/* group the pieces by their undecided literals */
+	for (size_t i = 0; i < cur.n; i++) {
+		struct ct_clause d = { 0 };
+		uint64_t live = cur.v[i].live;
+		int k = 0;
+		if (!cur.v[i].t)
+			continue;
+		if (live == 0) {
+			/* false by evidence for these groundings */
+			if (c->hard && si_count(cur.v[i].t, t->sp) > 0)
+				*zero = 1;
+			continue;
+		}
+		d = *c;
+		d.cons.v.v = NULL;
+		d.cons.v.n = d.cons.v.cap = 0;
+		d.nlits = 0;
+		for (int j = 0; j < c->nlits; j++)
+			d.nlits += (int)((live >> j) & 1);
+		if (!(d.type = xmalloc(((size_t)c->nvars + 1) * sizeof *d.type)) ||
+		    !(d.lits = xcalloc((size_t)d.nlits + 1, sizeof *d.lits))) {
+			free(d.type);
+			goto done;
+		}
+		if (c->nvars)
+			memcpy(d.type, c->type, (size_t)c->nvars * sizeof *d.type);
+		for (int j = 0; j < c->nlits; j++) {
+			int ar = t->m->preds.v[c->lits[j].pred].arity;
+			if (!((live >> j) & 1))
+				continue;
+			d.lits[k] = c->lits[j];
+			d.lits[k].var = xmalloc(((size_t)ar + 1) * sizeof(int));
+			if (!d.lits[k].var)
+				break;
+			if (ar)
+				memcpy(d.lits[k].var, c->lits[j].var,
+				    (size_t)ar * sizeof(int));
+			k++;
+		}
+		for (size_t i2 = i; i2 < cur.n; i2++)
+			if (cur.v[i2].t && cur.v[i2].live == live) {
+				if (VEC_PUSH(d.cons.v, cur.v[i2].t) < 0)
+					break;
+				cur.v[i2].t = NULL;
+			}
+		if (VEC_PUSH(*out, d) < 0 || k < d.nlits) {
+			for (int j = 0; j < k; j++)
+				free(d.lits[j].var);
+			free(d.lits);
+			free(d.type);
+			si_set_free(&d.cons);
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	pieces_free(&cur);
+	pieces_free(&next);
+	return rc;
 }
 
 static int
@@ -283,11 +513,11 @@ build_clause(struct ct_theory *t, const struct mln_formula *f, int *zero,
 	c.lits = lits.v;
 	lits.v = NULL;
 	lits.n = 0;
-	if (VEC_PUSH(t->clauses, c) < 0) {
+	if (fold(t, &c, &t->log_const, zero, &t->clauses) < 0) {
 		rc = err_oom(e);
 		goto done_owned;
 	}
-	goto done;
+	goto done_owned;  /* fold made the clauses that stay */
 skip:
 	si_set_free(&c.cons);
 	free(c.type);
@@ -295,11 +525,13 @@ skip:
 oom:
 	rc = err_oom(e);
 done_owned:
-	si_set_free(&c.cons);
-	free(c.type);
 	for (int k = 0; k < c.nlits; k++)
 		free(c.lits[k].var);
 	free(c.lits);
+	c.lits = NULL;
+	c.nlits = 0;
+	si_set_free(&c.cons);
+	free(c.type);
 done:
 	for (size_t k = 0; k < lits.n; k++)
 		free(lits.v[k].var);
@@ -311,9 +543,66 @@ done:
 	return rc;
 }
 
+/* The evidence of every predicate as tuples over its arguments. */
+static int
+ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
+{
+	const struct mln_model *m = t->m;
+
+	if (!(t->ev = xcalloc(m->preds.n + 1, sizeof *t->ev)))
+		return err_oom(e);
+	for (size_t p = 0; ev && p < m->preds.n; p++) {
+		const struct ct_pred_ev *pe = &ev->pred[p];
+		const struct mln_pred *mp = &m->preds.v[p];
+		t->ev[p].closed = pe->closed;
+		for (size_t k = 0; k < pe->cubes.n; k++) {
+			const struct ct_cube *cu = &pe->cubes.v[k];
+			struct si_tuple *x = si_tuple_new(t->sp, mp->arity, mp->types);
+			if (!x)
+				return err_oom(e);
+			for (int i = 0; i < mp->arity; i++) {
+				uint64_t *bits = x->support + (size_t)i * x->nwords;
+				memset(bits, 0, (size_t)x->nwords * sizeof *bits);
+				for (int q = 0; q < cu->npos[i]; q++) {
+					int b = t->block_of[mp->types[i]][cu->pos[i][q]];
+					bits[b / 64] |= (uint64_t)1 << (b % 64);
+				}
+			}
+			struct si_set *dst = cu->truth ? &t->ev[p].tru : &t->ev[p].fal;
+			if (VEC_PUSH(dst->v, x) < 0) {
+				si_tuple_free(x);
+				return err_oom(e);
+			}
+		}
+	}
+	return 0;
+}
+
+void
+ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds)
+{
+	if (!ev)
+		return;
+	for (int k = 0; ev->block && k < ntypes; k++)
+		free(ev->block[k]);
+	free(ev->block);
+	for (int p = 0; ev->pred && p < npreds; p++) {
+		for (size_t c = 0; c < ev->pred[p].cubes.n; c++) {
+			struct ct_cube *cu = &ev->pred[p].cubes.v[c];
+			for (int i = 0; cu->pos && i < cu->nargs; i++)
+				free(cu->pos[i]);
+			free(cu->pos);
+			free(cu->npos);
+		}
+		free(ev->pred[p].cubes.v);
+	}
+	free(ev->pred);
+	free(ev);
+}
+
 int
 ct_build(const struct mln_model *m, const struct store_domain *dom,
-    struct ct_theory **out, struct err *e)
+    const struct ct_evidence *ev, struct ct_theory **out, struct err *e)
 {
 	struct ct_theory *t = xcalloc(1, sizeof *t);
 	char **named = NULL;
@@ -336,21 +625,31 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		}
 	for (size_t i = 0; i < m->formulas.n; i++)
 		mark_named(m, &m->formulas.v[i], m->formulas.v[i].root, dom, named);
-	/* each named constant its own block, the rest one block */
-	for (int k = 0; k < nt; k++) {
-		int rest = -1;
-		for (int p = 0; p < dom[k].n; p++) {
-			if (named[k][p]) {
-				if ((t->block_of[k][p] = si_space_add_block(t->sp, k, 1)) < 0)
+	/* blocks: each named constant alone; the others by evidence block */
+	for (int k = 0; k < nt && !rc; k++) {
+		struct smap by;
+		smap_init(&by);
+		for (int p = 0; p < dom[k].n && !rc; p++) {
+			char key[32];
+			int blk;
+			if (named[k][p])
+				snprintf(key, sizeof key, "n%d", p);
+			else
+				snprintf(key, sizeof key, "e%d", ev ? ev->block[k][p] : 0);
+			if ((blk = smap_get(&by, key)) < 0) {
+				if ((blk = si_space_add_block(t->sp, k, 0)) < 0 ||
+				    smap_put(&by, key, blk) < 0) {
 					rc = err_oom(e);
-			} else {
-				if (rest < 0 && (rest = si_space_add_block(t->sp, k, 0)) < 0)
-					rc = err_oom(e);
-				t->block_of[k][p] = rest;
-				t->sp->size[k][rest]++;
+					break;
+				}
 			}
+			t->block_of[k][p] = blk;
+			t->sp->size[k][blk]++;
 		}
+		smap_free(&by);
 	}
+	if (!rc)
+		rc = ev_sets(t, ev, e);
 	for (size_t i = 0; i < m->formulas.n && !rc; i++)
 		rc = build_clause(t, &m->formulas.v[i], &zero, e);
 	if (!rc && zero)
@@ -425,6 +724,7 @@ ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
 	int *ntc = xcalloc((size_t)nt + 1, sizeof *ntc);
 	int **blk = xcalloc((size_t)nt + 1, sizeof *blk);
 	int64_t *off = xcalloc((size_t)np + 1, sizeof *off), natoms = 0;
+	int *bit = NULL, nbits = 0;
 	struct gvec g = { 0 };
 	double max = -INFINITY;
 	long double sum = 0;
@@ -452,9 +752,37 @@ ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
 		off[p] = natoms;
 		natoms += n;
 	}
-	if (natoms > BRUTE_MAX) {
-		rc = err_set(e, SQLIFT_ELIMIT, "theory brute force: %lld atoms",
-		    (long long)natoms);
+	/* bits for the unknown atoms only: not closed, in no evidence cube */
+	if (natoms > 4096 || !(bit = xmalloc(((size_t)natoms + 1) * sizeof *bit))) {
+		rc = natoms > 4096 ? err_set(e, SQLIFT_ELIMIT, "theory brute "
+		    "force: %lld atoms", (long long)natoms) : err_oom(e);
+		goto done;
+	}
+	for (int p = 0; p < np; p++) {
+		const struct mln_pred *mp = &t->m->preds.v[p];
+		for (int64_t a = off[p]; a < (p + 1 < np ? off[p + 1] : natoms); a++) {
+			int pos[64], unknown = !t->ev[p].closed;
+			int64_t r = a - off[p];
+			for (int i = mp->arity - 1; i >= 0; i--) {
+				pos[i] = (int)(r % ntc[mp->types[i]]);
+				r /= ntc[mp->types[i]];
+			}
+			for (int w = 0; w < 2 && unknown; w++) {
+				const struct si_set *set = w ? &t->ev[p].fal : &t->ev[p].tru;
+				for (size_t k = 0; k < set->v.n && unknown; k++) {
+					int in = 1;
+					for (int i = 0; i < mp->arity && in; i++)
+						in = si_has(set->v.v[k], i,
+						    blk[mp->types[i]][pos[i]]);
+					unknown = !in;
+				}
+			}
+			bit[a] = unknown ? nbits++ : -1;
+		}
+	}
+	if (nbits > BRUTE_MAX) {
+		rc = err_set(e, SQLIFT_ELIMIT, "theory brute force: %d unknown "
+		    "atoms", nbits);
 		goto done;
 	}
 	for (size_t i = 0; i < t->clauses.n && !rc; i++) {
@@ -464,12 +792,17 @@ ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
 		for (size_t k = 0; k < c->cons.v.n && !rc; k++)
 			if (enum_tuple(t, c, c->cons.v.v[k], blk, ntc, 0, val, &g) < 0)
 				rc = err_oom(e);
-		for (size_t k = before; k < g.n; k++)
-			for (int j = 0; j < g.v[k].n; j++)
-				g.v[k].atom[j] += (int)off[c->lits[j].pred];
+		for (size_t k = before; k < g.n && !rc; k++)
+			for (int j = 0; j < g.v[k].n; j++) {
+				int a = bit[g.v[k].atom[j] + off[c->lits[j].pred]];
+				if (a < 0)  /* folding left an evidence atom */
+					rc = err_set(e, SQLIFT_EINTERNAL, "clause %zu holds "
+					    "an evidence atom", i);
+				g.v[k].atom[j] = a;
+			}
 	}
 	for (int pass = 0; pass < 2 && !rc; pass++)
-		for (uint64_t w = 0; w < ((uint64_t)1 << natoms); w++) {
+		for (uint64_t w = 0; w < ((uint64_t)1 << nbits); w++) {
 			double lw = 0;
 			int ok = 1;
 			for (size_t k = 0; k < g.n && ok; k++) {
@@ -498,6 +831,7 @@ done:
 	free(blk);
 	free(ntc);
 	free(off);
+	free(bit);
 	free(g.v);
 	return rc;
 }

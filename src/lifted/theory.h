@@ -3,7 +3,9 @@
  * each with a setineq constraint set over its variables, on domains split
  * into blocks.  Constants named in formulas become variables restricted
  * to their own singleton block; equality literals become constraints.
- * Evidence is not folded in yet (issue 3, next step). */
+ * Evidence, given as hypercubes, is folded in: groundings it satisfies
+ * leave their clause (their weights go to a constant), literals it
+ * falsifies leave the groundings concerned. */
 #ifndef SQLIFT_THEORY_H
 #define SQLIFT_THEORY_H
 
@@ -28,19 +30,56 @@ struct ct_clause {
 	struct si_set cons;    /* canonical tuples over the variables */
 };
 
+/* Evidence for ct_build: per predicate of the clause model, its cubes as
+ * domain positions, and whether its unknown atoms are false. */
+struct ct_cube {
+	int truth;             /* 1 or 0 */
+	int nargs;
+	int *npos;             /* per argument */
+	int **pos;             /* per argument: domain positions */
+};
+struct ct_pred_ev {
+	int closed;
+	VEC(struct ct_cube) cubes;
+};
+struct ct_evidence {
+	int **block;           /* [type][domain position]: evidence block */
+	struct ct_pred_ev *pred;   /* per predicate of the clause model */
+};
+void ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds);
+/* Reads the cubes and blocks stored for clause model m over domains dom
+ * (aux predicates have no evidence); closed[p] per predicate of m. */
+int ct_evidence_read(struct store *s, const struct mln_model *m,
+    const struct store_domain *dom, const int *closed,
+    struct ct_evidence **out, struct err *e) WUR;
+
+/* Evidence of one predicate in block terms. */
+struct ct_ev {
+	int closed;
+	struct si_set tru, fal;        /* tuples over the predicate's arguments */
+};
+
+struct ct_clauses {
+	struct ct_clause *v;
+	size_t n, cap;
+};
+
 struct ct_theory {
 	const struct mln_model *m;    /* the clause model: borrowed */
+	struct ct_ev *ev;             /* per predicate */
 	struct si_space *sp;          /* the blocks of every type */
-	VEC(struct ct_clause) clauses;
+	struct ct_clauses clauses;
 	double log_const;             /* added to log Z */
 	int **block_of;               /* [type][domain position] -> block */
 	const struct store_domain *dom;
 };
 
 /* Builds the theory of clause model m (every formula a clause, as from
- * mln_to_clauses) over domains dom.  Caller frees with ct_free(). */
+ * mln_to_clauses) over domains dom, with evidence ev (NULL: none; every
+ * predicate open).  Caller frees with ct_free(). */
 int ct_build(const struct mln_model *m, const struct store_domain *dom,
-    struct ct_theory **out, struct err *e) WUR;
+    const struct ct_evidence *ev, struct ct_theory **out,
+    struct err *e) WUR;
 void ct_free(struct ct_theory *t);
 
 /* log Z of the theory by enumerating the worlds of its ground atoms,

@@ -1517,3 +1517,69 @@ cube_rows(struct store *s, sqlite3_stmt *st, struct store_ids *rows,
 	sqlite3_reset(st);
 	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
 }
+
+int
+store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	struct store_ids side[64];
+	int ar = s->preds.v[pi].arity, rc, r, truth = 0;
+	int64_t cube = -1;
+
+	if (ar > 64)
+		return err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
+	if ((rc = prep(s, "SELECT c.cube_id, c.truth, s.pos, s.const_id FROM "
+	    "cubes c JOIN cube_sides s USING (cube_id) WHERE c.pred_id = ?1 AND "
+	    "c.truth IS NOT NULL ORDER BY c.cube_id, s.pos", &st, e)))
+		return rc;
+	memset(side, 0, sizeof side);
+	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
+	for (;;) {
+		r = sqlite3_step(st);
+		if (r != SQLITE_ROW || sqlite3_column_int64(st, 0) != cube) {
+			if (cube >= 0 && (rc = fn(ctx, truth, ar, side)))
+				break;
+			for (int i = 0; i < ar; i++)
+				side[i].n = 0;
+			if (r != SQLITE_ROW)
+				break;
+			cube = sqlite3_column_int64(st, 0);
+			truth = sqlite3_column_int(st, 1);
+		}
+		if (VEC_PUSH(side[sqlite3_column_int(st, 2)],
+		    sqlite3_column_int64(st, 3)) < 0) {
+			rc = err_oom(e);
+			break;
+		}
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = dberr(s, e, "cubes");
+	sqlite3_finalize(st);
+	for (int i = 0; i < ar; i++)
+		free(side[i].v);
+	return rc;
+}
+
+int
+store_blocks_each(struct store *s, const char *type, store_block_fn fn,
+    void *ctx, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if ((rc = prep(s, "SELECT d.const_id, coalesce(b.block, -1) FROM "
+	    "domains d JOIN types t USING (type_id) LEFT JOIN blocks b ON "
+	    "b.type_id = d.type_id AND b.const_id = d.const_id WHERE t.name = ?1",
+	    &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if ((rc = fn(ctx, sqlite3_column_int64(st, 0),
+		    sqlite3_column_int(st, 1))))
+			break;
+	if (!rc && r != SQLITE_DONE)
+		rc = dberr(s, e, "blocks");
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -143,6 +143,17 @@ int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
  * side treats alike (the same sides contain them); fills the blocks
  * table and prints a line per type to report (may be NULL). */
 int store_blocks_build(struct store *s, FILE *report, struct err *e) WUR;
+/* Calls fn for each cube of predicate pred (store index) with its truth
+ * (1, 0) and its sides; stops at a non-zero return. */
+typedef int (*store_cube_fn)(void *ctx, int truth, int arity,
+    const struct store_ids *sides);
+int store_cubes_each(struct store *s, int pred, store_cube_fn fn, void *ctx,
+    struct err *e) WUR;
+/* The block of every constant of the type named type (constants without
+ * one get -1); fn gets const id and block. */
+typedef int (*store_block_fn)(void *ctx, int64_t const_id, int block);
+int store_blocks_each(struct store *s, const char *type, store_block_fn fn,
+    void *ctx, struct err *e) WUR;
 /* Rebuilds the cube_atoms view over all predicates. */
 int store_cube_view(struct store *s, struct err *e) WUR;
 /* Number of evidence atoms of predicate pred (store index). */

@@ -4,6 +4,7 @@
  * force on the theory built from their clauses, grounded back from its
  * setineq constraints, plus the constants both steps report. */
 #include "lifted/theory.h"
+#include "store/store.h"
 #include "testutil.h"
 
 static unsigned rs;
@@ -81,7 +82,7 @@ START_TEST(test_theory_keeps_log_z)
 		}
 		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 		rc1 = tu_brute_model(m, d, &lz1, &e);
-		rc2 = ct_build(c, d, &t, &e);
+		rc2 = ct_build(c, d, NULL, &t, &e);
 		if (rc2 == 0) {
 			for (size_t ty = 0; ty < m->types.n; ty++)
 				blocks2 += t->sp->nblocks[ty] < d[ty].n;
@@ -109,12 +110,136 @@ next:
 }
 END_TEST
 
+/* With evidence: the run of --method brute on the database against the
+ * theory built from the same database's cubes, grounded back. */
+START_TEST(test_theory_with_evidence)
+{
+	static const char *names[] = { "A", "B", "C" };
+	int cases = 0, withev = 0;
+
+	for (unsigned seed = 1; seed <= 400; seed++) {
+		const char *dbp = tu_file("ev.db", NULL);
+		struct buf mb, eb;
+		struct mln_model *m = NULL, *c = NULL;
+		struct store_domain *dom = NULL;
+		struct mln_domain *md = NULL;
+		struct ct_evidence *ev = NULL;
+		struct ct_theory *t = NULL;
+		struct store *st = NULL;
+		struct sqlift_infer_opts o = { 0 };
+		struct err e = { 0 };
+		const char *evs[1];
+		char queries[32] = "";
+		int queried[3] = { 0 }, *closed = NULL, rc1, rc2;
+		double lz1 = 0, lz2 = 0, k = 0;
+		int64_t n, run;
+		sqlift *h;
+
+		rs = seed * 2654435761u;
+		unlink(dbp);
+		buf_init(&mb);
+		buf_init(&eb);
+		buf_puts(&mb, "t = {A, B, C}\nP(t)\nQ(t)\nR(t,t)\n");
+		for (int i = 0; i < 1 + (int)rnd(2); i++) {
+			if (rnd(6) == 0) {
+				rnd_formula(&mb, 2);
+				buf_puts(&mb, ".\n");
+			} else {
+				buf_printf(&mb, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
+				rnd_formula(&mb, 2);
+				buf_puts(&mb, "\n");
+			}
+		}
+		for (int a = 0; a < 3; a++) {
+			if (rnd(10) < 3)
+				buf_printf(&eb, "%sP(%s)\n", rnd(2) ? "!" : "", names[a]);
+			if (rnd(10) < 3)
+				buf_printf(&eb, "%sQ(%s)\n", rnd(2) ? "!" : "", names[a]);
+			for (int b = 0; b < 3; b++)
+				if (rnd(10) < 4)
+					buf_printf(&eb, "%sR(%s,%s)\n", rnd(2) ? "!" : "",
+					    names[a], names[b]);
+		}
+		for (int p = 0; p < 3; p++)
+			if ((queried[p] = rnd(2)))
+				snprintf(queries + strlen(queries), sizeof queries -
+				    strlen(queries), "%s%s", queries[0] ? "," : "",
+				    (const char *[]){ "P", "Q", "R" }[p]);
+		if (mln_parse(mb.s, mb.len, "t.mln", &m, &e) != 0)
+			goto next;  /* a variable only in an equality */
+		evs[0] = tu_file("ev.txt", eb.s ? eb.s : "");
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_msg(sqlift_load(h, tu_file("ev.mln", mb.s), evs, 1, 0,
+		    &n) == 0, "%s", sqlift_errmsg(h));
+		ck_assert_int_eq(sqlift_cubes(h, NULL), 0);
+		o.method = "brute";
+		o.queries = queries[0] ? queries : NULL;
+		rc1 = sqlift_infer(h, &o, &run);
+		sqlift_close(h);
+		if (rc1 == 0)
+			lz1 = tu_sql_double(dbp, "SELECT log_z FROM runs");
+		/* the theory, from the same database */
+		ck_assert_int_eq(store_open(dbp, 0, &st, &e), 0);
+		ck_assert_int_eq(store_begin(st, &e), 0);
+		ck_assert_int_eq(store_domains(st, m, &dom, &e), 0);
+		md = calloc(m->types.n, sizeof *md);
+		for (size_t ty = 0; ty < m->types.n; ty++) {
+			md[ty].n = dom[ty].n;
+			md[ty].names = dom[ty].names;
+		}
+		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		closed = calloc(c->preds.n + 1, sizeof *closed);
+		for (size_t p = 0; p < m->preds.n; p++) {
+			int64_t cnt = 0;
+			int sp = store_pred_find(st, m->preds.v[p].name,
+			    strlen(m->preds.v[p].name));
+			ck_assert_int_eq(store_pred_count(st, sp, &cnt, &e), 0);
+			closed[p] = cnt > 0 && !queried[p];
+			withev += cnt > 0;
+		}
+		ck_assert_int_eq(ct_evidence_read(st, c, dom, closed, &ev, &e), 0);
+		rc2 = ct_build(c, dom, ev, &t, &e);
+		if (rc2 == 0)
+			rc2 = ct_brute(t, &lz2, &e);
+		if (rc1 == SQLIFT_ELIMIT || rc2 == SQLIFT_ELIMIT)
+			goto next;
+		ck_assert_msg(rc1 == rc2, "seed %u: status %d vs %d (%s) for\n%s"
+		    "evidence:\n%squeries %s", seed, rc1, rc2, e.msg, mb.s, eb.s,
+		    queries);
+		if (rc1 == 0)
+			ck_assert_msg(fabs(lz1 - (lz2 + k)) <= 1e-9 * (1 + fabs(lz1)),
+			    "seed %u: log Z %.15g vs theory %.15g + %.15g for\n%s"
+			    "evidence:\n%squeries %s", seed, lz1, lz2, k, mb.s, eb.s,
+			    queries);
+		cases++;
+next:
+		ct_free(t);
+		if (c)
+			ct_evidence_free(ev, (int)c->types.n, (int)c->preds.n);
+		free(closed);
+		if (m)
+			store_domains_free(dom, (int)m->types.n);
+		free(md);
+		if (st)
+			store_rollback(st);
+		store_close(st);
+		mln_free(c);
+		mln_free(m);
+		buf_free(&mb);
+		buf_free(&eb);
+	}
+	ck_assert_int_ge(cases, 200);
+	ck_assert_int_ge(withev, 300);
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = {
 		test_theory_keeps_log_z,
+		test_theory_with_evidence,
 	};
 
-	return tu_main("theory", 0, tests, sizeof tests / sizeof *tests);
+	return tu_main("theory", 1, tests, sizeof tests / sizeof *tests);
 }

@@ -1,0 +1,134 @@
+/* evidence.c: the evidence of a clause model read from the store as
+ * hypercubes over domain positions, with the evidence blocks of every
+ * type, for ct_build().  Run `sqlift cubes` (cube_build_all) first. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "lifted/theory.h"
+
+struct rd {
+	int *pos_of;           /* const id -> domain position, or -1 */
+	int64_t maxid;
+	int *block;            /* domain position -> block */
+	struct ct_pred_ev *pe;
+	const struct mln_pred *mp;
+	int bad;
+};
+
+static int
+on_block(void *ctx, int64_t id, int block)
+{
+	struct rd *r = ctx;
+
+	if (id <= r->maxid && r->pos_of[id] >= 0)
+		r->block[r->pos_of[id]] = block;
+	return 0;
+}
+
+struct rdc {
+	int **pos_of;          /* per type */
+	int64_t *maxid;
+	const struct mln_pred *mp;
+	struct ct_pred_ev *pe;
+};
+
+static int
+on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
+{
+	struct rdc *r = ctx;
+	struct ct_cube cu = { truth, arity, NULL, NULL };
+
+	if (!(cu.npos = xcalloc((size_t)arity + 1, sizeof *cu.npos)) ||
+	    !(cu.pos = xcalloc((size_t)arity + 1, sizeof *cu.pos)))
+		goto oom;
+	for (int i = 0; i < arity; i++) {
+		int t = r->mp->types[i];
+		if (!(cu.pos[i] = xcalloc(sides[i].n + 1, sizeof **cu.pos)))
+			goto oom;
+		for (size_t k = 0; k < sides[i].n; k++) {
+			int64_t id = sides[i].v[k];
+			if (id > r->maxid[t] || r->pos_of[t][id] < 0)
+				goto internal;
+			cu.pos[i][cu.npos[i]++] = r->pos_of[t][id];
+		}
+	}
+	if (VEC_PUSH(r->pe->cubes, cu) < 0)
+		goto oom;
+	return 0;
+oom:
+	for (int i = 0; cu.pos && i < arity; i++)
+		free(cu.pos[i]);
+	free(cu.pos);
+	free(cu.npos);
+	return SQLIFT_ENOMEM;
+internal:
+	for (int i = 0; cu.pos && i < arity; i++)
+		free(cu.pos[i]);
+	free(cu.pos);
+	free(cu.npos);
+	return SQLIFT_EINTERNAL;
+}
+
+int
+ct_evidence_read(struct store *s, const struct mln_model *m,
+    const struct store_domain *dom, const int *closed,
+    struct ct_evidence **out, struct err *e)
+{
+	int nt = (int)m->types.n, np = (int)m->preds.n, rc = 0;
+	struct ct_evidence *ev = xcalloc(1, sizeof *ev);
+	struct rdc c = { 0 };
+
+	*out = NULL;
+	if (!ev || !(ev->block = xcalloc((size_t)nt + 1, sizeof *ev->block)) ||
+	    !(ev->pred = xcalloc((size_t)np + 1, sizeof *ev->pred)) ||
+	    !(c.pos_of = xcalloc((size_t)nt + 1, sizeof *c.pos_of)) ||
+	    !(c.maxid = xcalloc((size_t)nt + 1, sizeof *c.maxid))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	for (int t = 0; t < nt && !rc; t++) {
+		struct rd r = { 0 };
+		for (int i = 0; i < dom[t].n; i++)
+			if (dom[t].ids[i] > c.maxid[t])
+				c.maxid[t] = dom[t].ids[i];
+		if (!(c.pos_of[t] = xmalloc(((size_t)c.maxid[t] + 1) * sizeof(int))) ||
+		    !(ev->block[t] = xcalloc((size_t)dom[t].n + 1, sizeof(int)))) {
+			rc = err_oom(e);
+			break;
+		}
+		memset(c.pos_of[t], -1, ((size_t)c.maxid[t] + 1) * sizeof(int));
+		for (int i = 0; i < dom[t].n; i++)
+			c.pos_of[t][dom[t].ids[i]] = i;
+		r.pos_of = c.pos_of[t];
+		r.maxid = c.maxid[t];
+		r.block = ev->block[t];
+		rc = store_blocks_each(s, m->types.v[t].name, on_block, &r, e);
+	}
+	for (int p = 0; p < np && !rc; p++) {
+		const struct mln_pred *mp = &m->preds.v[p];
+		int sp = mp->aux ? -1 : store_pred_find(s, mp->name, strlen(mp->name));
+		ev->pred[p].closed = closed[p];
+		if (sp < 0)
+			continue;
+		c.mp = mp;
+		c.pe = &ev->pred[p];
+		if ((rc = store_cubes_each(s, sp, on_cube, &c, e))) {
+			if (rc == SQLIFT_ENOMEM)
+				err_oom(e);
+			else if (rc == SQLIFT_EINTERNAL)
+				err_set(e, rc, "a cube constant outside its domain");
+		}
+	}
+done:
+	for (int t = 0; c.pos_of && t < nt; t++)
+		free(c.pos_of[t]);
+	free(c.pos_of);
+	free(c.maxid);
+	if (rc) {
+		ct_evidence_free(ev, nt, np);
+		return rc;
+	}
+	*out = ev;
+	return 0;
+}
