@@ -258,6 +258,18 @@ sqlift_cubes(sqlift *db, FILE *out)
 }
 
 int
+sqlift_explain(sqlift *db, const struct sqlift_infer_opts *o, int normal,
+    FILE *out)
+{
+	int rc = store_begin(db->s, &db->e);
+
+	if (!rc)
+		rc = infer_explain(db->s, o, normal, out, &db->e);
+	store_rollback(db->s);  /* explaining changes nothing */
+	return rc;
+}
+
+int
 sqlift_info(sqlift *db, FILE *out)
 {
 	int rc = store_begin_read(db->s, &db->e);

@@ -76,6 +76,13 @@ SQLIFT_WUR int sqlift_run_job(const char *ini_path, sqlift **db_out,
  * transaction; prints per predicate atoms, cubes and compression. */
 SQLIFT_WUR int sqlift_cubes(sqlift *db, FILE *out);
 
+/* Prints the constrained theory (blocks, clauses with constraints, the
+ * evidence constant) that lifted inference would work on; changes
+ * nothing.  normal: the Normal form of Mittal et al. (every constant its
+ * own block). */
+SQLIFT_WUR int sqlift_explain(sqlift *db, const struct sqlift_infer_opts *o,
+    int normal, FILE *out);
+
 /* Prints a summary of what the database holds. */
 SQLIFT_WUR int sqlift_info(sqlift *db, FILE *out);
 

@@ -7,7 +7,7 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd *const commands[] = {
-	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, NULL
+	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, &cmd_explain, NULL
 };
 
 int

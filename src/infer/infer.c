@@ -8,9 +8,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "lifted/theory.h"
 
 struct run {
 	struct store *s;
@@ -131,13 +133,84 @@ params_text(struct buf *b, const struct sqlift_infer_opts *o)
 		buf_printf(b, " query_file=%s", o->query_file);
 }
 
+/* Reads and parses the stored model, the queries, and decides open and
+ * closed world for every predicate: a predicate with evidence (or
+ * declared with '*') is closed unless queried or named by --ow; --cw
+ * closes one.  Then reads the domains. */
+static int
+run_setup(struct run *r, const struct sqlift_infer_opts *o, char **text,
+    char **path, char **fp)
+{
+	struct store *s = r->s;
+	struct err *e = r->e;
+	int *forced_cw = NULL;
+	int rc;
+
+	if ((rc = store_model_get(s, text, path, fp, e)))
+		goto out;
+	if (!*text) {
+		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: run 'sqlift "
+		    "load' first", store_path(s));
+		goto out;
+	}
+	if ((rc = mln_parse(*text, strlen(*text), *path, &r->m, e)))
+		goto out;
+	{
+		size_t np = r->m->preds.n;
+		r->store_pred = xcalloc(np + 1, sizeof *r->store_pred);
+		r->closed = xcalloc(np + 1, sizeof *r->closed);
+		r->queried = xcalloc(np + 1, sizeof *r->queried);
+		r->forced_ow = xcalloc(np + 1, sizeof *r->forced_ow);
+		forced_cw = xcalloc(np + 1, sizeof *forced_cw);
+		if (!r->store_pred || !r->closed || !r->queried || !r->forced_ow ||
+		    !forced_cw) {
+			rc = err_oom(e);
+			goto out;
+		}
+	}
+	if ((o->queries && (rc = query_parse_list(o->queries, &r->q, e))) ||
+	    (o->query_file && (rc = query_parse_file(o->query_file, &r->q, e))))
+		goto out;
+	for (size_t i = 0; i < r->q.v.n; i++) {
+		int p = smap_get(&r->m->predmap, r->q.v.v[i].pred);
+		if (p < 0) {
+			rc = err_set(e, SQLIFT_EUSAGE, "unknown query predicate %s",
+			    r->q.v.v[i].pred);
+			goto out;
+		}
+		r->queried[p] = 1;
+	}
+	if ((rc = mark_list(r, o->open_world, r->forced_ow, "--ow")) ||
+	    (rc = mark_list(r, o->closed_world, forced_cw, "--cw")))
+		goto out;
+	for (size_t p = 0; p < r->m->preds.n; p++) {
+		const struct mln_pred *mp = &r->m->preds.v[p];
+		int64_t nev = 0;
+		r->store_pred[p] = store_pred_find(s, mp->name, strlen(mp->name));
+		if (r->store_pred[p] >= 0 &&
+		    (rc = store_pred_count(s, r->store_pred[p], &nev, e)))
+			goto out;
+		if (forced_cw[p] && (r->queried[p] || r->forced_ow[p])) {
+			rc = err_set(e, SQLIFT_EUSAGE, "%s is closed-world (--cw) but "
+			    "also %s", mp->name, r->queried[p] ? "queried" :
+			    "open-world (--ow)");
+			goto out;
+		}
+		r->closed[p] = forced_cw[p] || ((nev > 0 || mp->closed) &&
+		    !r->queried[p] && !r->forced_ow[p]);
+	}
+	rc = store_domains(s, r->m, &r->dom, e);
+out:
+	free(forced_cw);
+	return rc;
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct err *e)
 {
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *started = NULL;
-	int *forced_cw = NULL;
 	double t0 = now_seconds(), log_z = 0, *marg = NULL;
 	char evfp[17];
 	struct store_run row = { 0 };
@@ -160,61 +233,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		rc = err_oom(e);
 		goto done;
 	}
-	if ((rc = store_model_get(s, &text, &path, &fp, e)))
+	if ((rc = run_setup(&r, o, &text, &path, &fp)))
 		goto done;
-	if (!text) {
-		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: run 'sqlift "
-		    "load' first", store_path(s));
-		goto done;
-	}
-	if ((rc = mln_parse(text, strlen(text), path, &r.m, e)))
-		goto done;
-	{
-		size_t np = r.m->preds.n;
-		r.store_pred = xcalloc(np + 1, sizeof *r.store_pred);
-		r.closed = xcalloc(np + 1, sizeof *r.closed);
-		r.queried = xcalloc(np + 1, sizeof *r.queried);
-		r.forced_ow = xcalloc(np + 1, sizeof *r.forced_ow);
-		forced_cw = xcalloc(np + 1, sizeof *forced_cw);
-		if (!r.store_pred || !r.closed || !r.queried || !r.forced_ow ||
-		    !forced_cw) {
-			rc = err_oom(e);
-			goto done;
-		}
-	}
-	if ((o->queries && (rc = query_parse_list(o->queries, &r.q, e))) ||
-	    (o->query_file && (rc = query_parse_file(o->query_file, &r.q, e))))
-		goto done;
-	for (size_t i = 0; i < r.q.v.n; i++) {
-		int p = smap_get(&r.m->predmap, r.q.v.v[i].pred);
-		if (p < 0) {
-			rc = err_set(e, SQLIFT_EUSAGE, "unknown query predicate %s",
-			    r.q.v.v[i].pred);
-			goto done;
-		}
-		r.queried[p] = 1;
-	}
-	if ((rc = mark_list(&r, o->open_world, r.forced_ow, "--ow")) ||
-	    (rc = mark_list(&r, o->closed_world, forced_cw, "--cw")))
-		goto done;
-	for (size_t p = 0; p < r.m->preds.n; p++) {
-		const struct mln_pred *mp = &r.m->preds.v[p];
-		int64_t nev = 0;
-		r.store_pred[p] = store_pred_find(s, mp->name, strlen(mp->name));
-		if (r.store_pred[p] >= 0 &&
-		    (rc = store_pred_count(s, r.store_pred[p], &nev, e)))
-			goto done;
-		if (forced_cw[p] && (r.queried[p] || r.forced_ow[p])) {
-			rc = err_set(e, SQLIFT_EUSAGE, "%s is closed-world (--cw) but "
-			    "also %s", mp->name, r.queried[p] ? "queried" :
-			    "open-world (--ow)");
-			goto done;
-		}
-		r.closed[p] = forced_cw[p] || ((nev > 0 || mp->closed) &&
-		    !r.queried[p] && !r.forced_ow[p]);
-	}
-	if ((rc = store_domains(s, r.m, &r.dom, e)) ||
-	    (rc = ground_atoms(&r.g, r.m, r.dom, s, r.store_pred, r.closed, e)))
+	if ((rc = ground_atoms(&r.g, r.m, r.dom, s, r.store_pred, r.closed, e)))
 		goto done;
 	if (!(r.is_query = xcalloc((size_t)r.g.natoms + 1, 1))) {
 		rc = err_oom(e);
@@ -309,13 +330,76 @@ done:
 		*result_tmp = NULL;
 	}
 	free(marg);
-	free(forced_cw);
 	free(text);
 	free(path);
 	free(fp);
 	free(started);
 	buf_free(&params);
 	buf_free(&qtext);
+	run_free(&r);
+	return rc;
+}
+
+int
+infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
+    FILE *out, struct err *e)
+{
+	struct run r = { 0 };
+	char *text = NULL, *path = NULL, *fp = NULL, *body = NULL;
+	struct mln_model *c = NULL;
+	struct mln_domain *md = NULL;
+	struct ct_evidence *ev = NULL;
+	struct ct_theory *t = NULL;
+	int *closed = NULL, rc;
+	double k = 0;
+
+	r.s = s;
+	r.e = e;
+	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
+	    (rc = cube_build_all(s, NULL, e)))
+		goto done;
+	if (!(md = xcalloc(r.m->types.n + 1, sizeof *md))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	for (size_t ty = 0; ty < r.m->types.n; ty++) {
+		md[ty].n = r.dom[ty].n;
+		md[ty].names = r.dom[ty].names;
+	}
+	if ((rc = mln_to_clauses(r.m, md, &c, &k, e)))
+		goto done;
+	if (!(closed = xcalloc(c->preds.n + 1, sizeof *closed))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	memcpy(closed, r.closed, r.m->preds.n * sizeof *closed);
+	if ((rc = ct_evidence_read(s, c, r.dom, closed, &ev, e)))
+		goto done;
+	ev->normal = normal;
+	if ((rc = ct_build(c, r.dom, ev, &t, e)))
+		goto done;
+	if (!(body = ct_text(t))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	fprintf(out, "model: %s\nconstraints: %s\n", path, normal ? "normal" :
+	    "setineq");
+	for (size_t p = 0; p < r.m->preds.n; p++)
+		fprintf(out, "predicate %s: %s world\n", r.m->preds.v[p].name,
+		    r.closed[p] ? "closed" : "open");
+	fprintf(out, "%s", body);
+	fprintf(out, "clause conversion constant %.17g\n", k);
+done:
+	free(body);
+	ct_free(t);
+	if (c)
+		ct_evidence_free(ev, (int)c->types.n, (int)c->preds.n);
+	free(closed);
+	free(md);
+	mln_free(c);
+	free(text);
+	free(path);
+	free(fp);
 	run_free(&r);
 	return rc;
 }

@@ -12,4 +12,11 @@
 int infer_run(struct store *s, const struct sqlift_infer_opts *o,
     int64_t *run_id, char **result_tmp, struct err *e) WUR;
 
+/* Prints the constrained theory the lifted engine would see: blocks,
+ * clauses with their constraints, the evidence constant.  Rebuilds the
+ * cubes inside the caller's transaction, which the caller rolls back.
+ * normal: the Normal form (every constant its own block). */
+int infer_explain(struct store *s, const struct sqlift_infer_opts *o,
+    int normal, FILE *out, struct err *e) WUR;
+
 #endif

@@ -632,7 +632,7 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		for (int p = 0; p < dom[k].n && !rc; p++) {
 			char key[32];
 			int blk;
-			if (named[k][p])
+			if (named[k][p] || (ev && ev->normal))
 				snprintf(key, sizeof key, "n%d", p);
 			else
 				snprintf(key, sizeof key, "e%d", ev ? ev->block[k][p] : 0);
