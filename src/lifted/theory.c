@@ -543,6 +543,115 @@ done:
 	return rc;
 }
 
+/* The groundings of clause tuple x, projected onto the arguments of
+ * literal l: tuples over the predicate's arguments, appended to out. */
+static int
+project_lit(const struct ct_theory *t, const struct si_tuple *x,
+    const struct ct_lit *l, struct si_set *out)
+{
+	const struct mln_pred *p = &t->m->preds.v[l->pred];
+	struct si_set cur = { 0 }, next = { 0 };
+	struct si_ext ext = { 0 };
+	int keep[64] = { 0 }, rank[64], rc = -1, nk = 0;
+	struct si_tuple *c = si_tuple_copy(x);
+
+	if (!c || x->nvars > 64 || VEC_PUSH(cur.v, c) < 0) {
+		si_tuple_free(c);
+		goto done;
+	}
+	for (int i = 0; i < p->arity; i++)
+		keep[l->var[i]] = 1;
+	for (int v = x->nvars - 1; v >= 0; v--) {
+		if (keep[v])
+			continue;
+		for (size_t k = 0; k < cur.v.n; k++)
+			if (si_project(cur.v.v[k], t->sp, v, &next, &ext) < 0)
+				goto done;
+		si_set_free(&cur);
+		cur = next;
+		memset(&next, 0, sizeof next);
+	}
+	for (int v = 0; v < x->nvars; v++)
+		rank[v] = keep[v] ? nk++ : -1;
+	for (size_t k = 0; k < cur.v.n; k++) {
+		const struct si_tuple *q = cur.v.v[k];
+		struct si_tuple *a = si_tuple_new(t->sp, p->arity, p->types);
+		int first[64];
+		if (!a)
+			goto done;
+		for (int r = 0; r < nk; r++)
+			first[r] = -1;
+		for (int i = 0; i < p->arity; i++) {
+			int r = rank[l->var[i]];
+			si_in(a, i, q->support + (size_t)q->rep[r] * q->nwords);
+			if (first[r] < 0)
+				first[r] = i;
+			else
+				si_eq(a, i, first[r]);
+		}
+		for (int r = 0; r < nk; r++)
+			if (q->rep[r] != r)
+				si_eq(a, first[r], first[q->rep[r]]);
+		for (int e2 = 0; e2 < q->nneq; e2++)
+			if (si_neq(a, first[q->neq[e2][0]], first[q->neq[e2][1]]) < 0) {
+				si_tuple_free(a);
+				goto done;
+			}
+		if (VEC_PUSH(out->v, a) < 0) {
+			si_tuple_free(a);
+			goto done;
+		}
+	}
+	rc = 0;
+done:
+	free(ext.v);
+	si_set_free(&cur);
+	si_set_free(&next);
+	return rc;
+}
+
+/* Unknown atoms that no clause mentions: per open predicate, its unknown
+ * atoms minus the union of the clauses' projections onto its literals. */
+static int
+count_free(struct ct_theory *t)
+{
+	t->free_atoms = 0;
+	for (size_t p = 0; p < t->m->preds.n; p++) {
+		const struct mln_pred *mp = &t->m->preds.v[p];
+		struct si_set covered = { 0 };
+		double all = 1, known, used;
+		if (t->ev[p].closed)
+			continue;
+		for (int i = 0; i < mp->arity; i++) {
+			double n = 0;
+			for (int b = 0; b < t->sp->nblocks[mp->types[i]]; b++)
+				n += (double)t->sp->size[mp->types[i]][b];
+			all *= n;
+		}
+		known = set_count(&t->ev[p].tru, t->sp) +
+		    set_count(&t->ev[p].fal, t->sp);
+		for (size_t k = 0; k < t->clauses.n; k++) {
+			const struct ct_clause *c = &t->clauses.v[k];
+			for (int j = 0; j < c->nlits; j++) {
+				if (c->lits[j].pred != (int)p)
+					continue;
+				for (size_t q = 0; q < c->cons.v.n; q++)
+					if (project_lit(t, c->cons.v.v[q], &c->lits[j],
+					    &covered) < 0) {
+						si_set_free(&covered);
+						return -1;
+					}
+			}
+		}
+		used = covered.v.n ? si_set_count(&covered, t->sp) : 0;
+		si_set_free(&covered);
+		if (used < 0)
+			return -1;
+		t->free_atoms += all - known - used;
+	}
+	return 0;
+}
+
 /* The evidence of every predicate as tuples over its arguments. */
 static int
 ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
@@ -653,8 +762,10 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 	for (size_t i = 0; i < m->formulas.n && !rc; i++)
 		rc = build_clause(t, &m->formulas.v[i], &zero, e);
 	if (!rc && zero)
-		rc = err_set(e, SQLIFT_EZERO, "Z = 0: a hard formula is false for "
-		    "some of its groundings whatever the world");
+		rc = err_set(e, SQLIFT_EZERO, "Z = 0: the evidence violates a hard "
+		    "formula, or a hard formula is false whatever the world");
+	if (!rc && count_free(t) < 0)
+		rc = err_oom(e);
 done:
 	for (int k = 0; named && k < nt; k++)
 		free(named[k]);
@@ -718,7 +829,8 @@ enum_tuple(const struct ct_theory *t, const struct ct_clause *c,
 }
 
 int
-ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
+ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
+    struct err *e)
 {
 	int nt = (int)t->m->types.n, np = (int)t->m->preds.n, rc = 0;
 	int *ntc = xcalloc((size_t)nt + 1, sizeof *ntc);
@@ -801,6 +913,20 @@ ct_brute(const struct ct_theory *t, double *log_z, struct err *e)
 				g.v[k].atom[j] = a;
 			}
 	}
+	if (!rc && free_atoms) {
+		unsigned char *used = xcalloc((size_t)nbits + 1, 1);
+		if (!used) {
+			rc = err_oom(e);
+			goto done;
+		}
+		for (size_t k = 0; k < g.n; k++)
+			for (int j = 0; j < g.v[k].n; j++)
+				used[g.v[k].atom[j]] = 1;
+		*free_atoms = 0;
+		for (int a = 0; a < nbits; a++)
+			*free_atoms += !used[a];
+		free(used);
+	}
 	for (int pass = 0; pass < 2 && !rc; pass++)
 		for (uint64_t w = 0; w < ((uint64_t)1 << nbits); w++) {
 			double lw = 0;
@@ -871,6 +997,7 @@ ct_text(const struct ct_theory *t)
 		}
 		buf_puts(&b, "\n");
 	}
-	buf_printf(&b, "constant %.17g\n", t->log_const);
+	buf_printf(&b, "free atoms %.17g\nconstant %.17g\n", t->free_atoms,
+	    t->log_const);
 	return buf_take(&b);
 }

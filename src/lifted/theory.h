@@ -71,6 +71,7 @@ struct ct_theory {
 	struct si_space *sp;          /* the blocks of every type */
 	struct ct_clauses clauses;
 	double log_const;             /* added to log Z */
+	double free_atoms;            /* unknown atoms in no clause: 2 each */
 	int **block_of;               /* [type][domain position] -> block */
 	const struct store_domain *dom;
 };
@@ -83,10 +84,12 @@ int ct_build(const struct mln_model *m, const struct store_domain *dom,
     struct err *e) WUR;
 void ct_free(struct ct_theory *t);
 
-/* log Z of the theory by enumerating the worlds of its ground atoms,
- * grounding every clause from its constraints: the test oracle that the
- * theory means what the model meant (small domains only). */
-int ct_brute(const struct ct_theory *t, double *log_z, struct err *e) WUR;
+/* log Z of the theory by enumerating the worlds of its unknown ground
+ * atoms, grounding every clause from its constraints: the test oracle
+ * that the theory means what the model meant (small domains only).
+ * *free_atoms gets the unknown atoms in no ground clause (may be NULL). */
+int ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
+    struct err *e) WUR;
 
 /* Readable text of the theory (for sqlift explain); caller frees. */
 char *ct_text(const struct ct_theory *t);

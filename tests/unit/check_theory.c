@@ -86,7 +86,7 @@ START_TEST(test_theory_keeps_log_z)
 		if (rc2 == 0) {
 			for (size_t ty = 0; ty < m->types.n; ty++)
 				blocks2 += t->sp->nblocks[ty] < d[ty].n;
-			rc2 = ct_brute(t, &lz2, &e);
+			rc2 = ct_brute(t, &lz2, NULL, &e);
 		}
 		if (rc1 == SQLIFT_ELIMIT || rc2 == SQLIFT_ELIMIT)
 			goto next;
@@ -115,7 +115,7 @@ END_TEST
 START_TEST(test_theory_with_evidence)
 {
 	static const char *names[] = { "A", "B", "C" };
-	int cases = 0, withev = 0;
+	int cases = 0, withev = 0, nfree = 0;
 
 	for (unsigned seed = 1; seed <= 400; seed++) {
 		const char *dbp = tu_file("ev.db", NULL);
@@ -199,8 +199,15 @@ START_TEST(test_theory_with_evidence)
 		}
 		ck_assert_int_eq(ct_evidence_read(st, c, dom, closed, &ev, &e), 0);
 		rc2 = ct_build(c, dom, ev, &t, &e);
-		if (rc2 == 0)
-			rc2 = ct_brute(t, &lz2, &e);
+		if (rc2 == 0) {
+			double fa = -1;
+			rc2 = ct_brute(t, &lz2, &fa, &e);
+			if (rc2 == 0)
+				ck_assert_msg(fa == t->free_atoms, "seed %u: %g free atoms, "
+				    "theory says %g for\n%sevidence:\n%squeries %s", seed,
+				    fa, t->free_atoms, mb.s, eb.s, queries);
+			nfree += rc2 == 0 && fa > 0;
+		}
 		if (rc1 == SQLIFT_ELIMIT || rc2 == SQLIFT_ELIMIT)
 			goto next;
 		ck_assert_msg(rc1 == rc2, "seed %u: status %d vs %d (%s) for\n%s"
@@ -219,7 +226,7 @@ START_TEST(test_theory_with_evidence)
 			ck_assert_int_eq(ct_build(c, dom, ev, &tn, &e), 0);
 			for (size_t ty = 0; ty < c->types.n; ty++)
 				ck_assert_int_eq(tn->sp->nblocks[ty], dom[ty].n);
-			ck_assert_int_eq(ct_brute(tn, &lzn, &e), 0);
+			ck_assert_int_eq(ct_brute(tn, &lzn, NULL, &e), 0);
 			ck_assert_msg(fabs(lzn - lz2) <= 1e-9 * (1 + fabs(lz2)),
 			    "seed %u: normal form %.15g vs %.15g", seed, lzn, lz2);
 			ct_free(tn);
@@ -243,6 +250,7 @@ next:
 	}
 	ck_assert_int_ge(cases, 200);
 	ck_assert_int_ge(withev, 300);
+	ck_assert_int_ge(nfree, 20);  /* free atoms were counted */
 }
 END_TEST
 
