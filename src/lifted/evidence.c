@@ -38,6 +38,7 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
 {
 	struct rdc *r = ctx;
 	struct ct_cube cu = { truth, arity, NULL, NULL };
+	int rc;
 
 	if (!(cu.npos = xcalloc((size_t)arity + 1, sizeof *cu.npos)) ||
 	    !(cu.pos = xcalloc((size_t)arity + 1, sizeof *cu.pos)))
@@ -57,17 +58,16 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
 		goto oom;
 	return 0;
 oom:
-	for (int i = 0; cu.pos && i < arity; i++)
-		free(cu.pos[i]);
-	free(cu.pos);
-	free(cu.npos);
-	return SQLIFT_ENOMEM;
+	rc = SQLIFT_ENOMEM;
+	goto fail;
 internal:
+	rc = SQLIFT_EINTERNAL;
+fail:
 	for (int i = 0; cu.pos && i < arity; i++)
 		free(cu.pos[i]);
 	free(cu.pos);
 	free(cu.npos);
-	return SQLIFT_EINTERNAL;
+	return rc;
 }
 
 int

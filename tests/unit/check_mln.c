@@ -141,44 +141,7 @@ static unsigned rnd_state;
 static unsigned
 rnd(unsigned n)
 {
-	rnd_state = rnd_state * 1103515245u + 12345u;
-	return (rnd_state >> 16) % n;
-}
-
-static void
-rnd_formula(struct buf *b, int depth)
-{
-	static const char *atoms[] = { "P(x)", "P(y)", "Q(x)", "R(x,y)",
-	    "R(y,x)", "R(x,x)", "P(A)", "R(x,B)" };
-	static const char *ops[] = { " ^ ", " v ", " => ", " <=> " };
-	unsigned k = rnd(10);
-
-	if (depth == 0 || k < 3) {
-		if (rnd(4) == 0)
-			buf_puts(b, "!");
-		if (rnd(12) == 0)
-			buf_puts(b, rnd(2) ? "(x = y)" : "(x = A)");
-		else
-			buf_puts(b, atoms[rnd(8)]);
-		return;
-	}
-	if (k == 3) {
-		buf_puts(b, "!(");
-		rnd_formula(b, depth - 1);
-		buf_puts(b, ")");
-		return;
-	}
-	if (k == 4) {
-		buf_printf(b, "(EXIST z%d (R(x,z%d) ^ ", depth, depth);
-		rnd_formula(b, depth - 1);
-		buf_puts(b, "))");
-		return;
-	}
-	buf_puts(b, "(");
-	rnd_formula(b, depth - 1);
-	buf_puts(b, ops[rnd(4)]);
-	rnd_formula(b, depth - 1);
-	buf_puts(b, ")");
+	return tu_rnd(&rnd_state, n);
 }
 
 START_TEST(test_clauses_keep_log_z)
@@ -199,10 +162,10 @@ START_TEST(test_clauses_keep_log_z)
 		buf_puts(&b, "t = {A, B}\nP(t)\nQ(t)\nR(t,t)\n");
 		for (int i = 0; i < 1 + (int)rnd(2); i++) {
 			if (rnd(6) == 0)
-				rnd_formula(&b, 2), buf_puts(&b, ".\n");
+				tu_rnd_formula(&b, &rnd_state, 2), buf_puts(&b, ".\n");
 			else {
 				buf_printf(&b, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
-				rnd_formula(&b, 3);
+				tu_rnd_formula(&b, &rnd_state, 3);
 				buf_puts(&b, "\n");
 			}
 		}

@@ -12,34 +12,7 @@ static unsigned rs;
 static unsigned
 rnd(unsigned n)
 {
-	rs = rs * 1103515245u + 12345u;
-	return (rs >> 16) % n;
-}
-
-static void
-rnd_formula(struct buf *b, int depth)
-{
-	static const char *atoms[] = { "P(x)", "P(y)", "Q(x)", "R(x,y)",
-	    "R(y,x)", "R(x,x)", "P(A)", "R(x,B)", "(x = y)", "(x = A)",
-	    "(A = B)" };
-	static const char *ops[] = { " ^ ", " v ", " => ", " <=> " };
-	unsigned k = rnd(10);
-
-	if (depth == 0 || k < 3) {
-		if (rnd(3) == 0)
-			buf_puts(b, "!");
-		buf_puts(b, atoms[rnd(11)]);
-		return;
-	}
-	if (k == 3) {
-		buf_printf(b, "(EXIST z%d R(x,z%d))", depth, depth);
-		return;
-	}
-	buf_puts(b, "(");
-	rnd_formula(b, depth - 1);
-	buf_puts(b, ops[rnd(4)]);
-	rnd_formula(b, depth - 1);
-	buf_puts(b, ")");
+	return tu_rnd(&rs, n);
 }
 
 START_TEST(test_theory_keeps_log_z)
@@ -62,11 +35,11 @@ START_TEST(test_theory_keeps_log_z)
 		buf_puts(&b, "P(t)\nQ(t)\nR(t,t)\n");
 		for (int i = 0; i < 1 + (int)rnd(2); i++) {
 			if (rnd(5) == 0) {
-				rnd_formula(&b, 2);
+				tu_rnd_formula(&b, &rs, 2);
 				buf_puts(&b, ".\n");
 			} else {
 				buf_printf(&b, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
-				rnd_formula(&b, 2);
+				tu_rnd_formula(&b, &rs, 2);
 				buf_puts(&b, "\n");
 			}
 		}
@@ -142,11 +115,11 @@ START_TEST(test_theory_with_evidence)
 		buf_puts(&mb, "t = {A, B, C}\nP(t)\nQ(t)\nR(t,t)\n");
 		for (int i = 0; i < 1 + (int)rnd(2); i++) {
 			if (rnd(6) == 0) {
-				rnd_formula(&mb, 2);
+				tu_rnd_formula(&mb, &rs, 2);
 				buf_puts(&mb, ".\n");
 			} else {
 				buf_printf(&mb, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
-				rnd_formula(&mb, 2);
+				tu_rnd_formula(&mb, &rs, 2);
 				buf_puts(&mb, "\n");
 			}
 		}

@@ -112,6 +112,53 @@ tu_sql_double(const char *path, const char *sql)
 	return v;
 }
 
+/* A linear congruential generator for property tests. */
+static inline unsigned
+tu_rnd(unsigned *state, unsigned n)
+{
+	*state = *state * 1103515245u + 12345u;
+	return (*state >> 16) % n;
+}
+
+/* A random formula over P(t), Q(t), R(t,t), the constants A and B,
+ * equalities, existentials and every connective, depth at most depth. */
+static inline void
+tu_rnd_formula(struct buf *b, unsigned *st, int depth)
+{
+	static const char *atoms[] = { "P(x)", "P(y)", "Q(x)", "R(x,y)",
+	    "R(y,x)", "R(x,x)", "P(A)", "R(x,B)" };
+	static const char *eqs[] = { "(x = y)", "(x = A)", "(A = B)" };
+	static const char *ops[] = { " ^ ", " v ", " => ", " <=> " };
+	unsigned k = tu_rnd(st, 10);
+
+	if (depth == 0 || k < 3) {
+		if (tu_rnd(st, 4) == 0)
+			buf_puts(b, "!");
+		if (tu_rnd(st, 8) == 0)
+			buf_puts(b, eqs[tu_rnd(st, 3)]);
+		else
+			buf_puts(b, atoms[tu_rnd(st, 8)]);
+		return;
+	}
+	if (k == 3) {
+		buf_puts(b, "!(");
+		tu_rnd_formula(b, st, depth - 1);
+		buf_puts(b, ")");
+		return;
+	}
+	if (k == 4) {
+		buf_printf(b, "(EXIST z%d (R(x,z%d) ^ ", depth, depth);
+		tu_rnd_formula(b, st, depth - 1);
+		buf_puts(b, "))");
+		return;
+	}
+	buf_puts(b, "(");
+	tu_rnd_formula(b, st, depth - 1);
+	buf_puts(b, ops[tu_rnd(st, 4)]);
+	tu_rnd_formula(b, st, depth - 1);
+	buf_puts(b, ")");
+}
+
 /* Runs the tests of one suite (with the temporary-folder fixture when
  * fixture is set); the exit status of a test program. */
 static inline int
