@@ -258,9 +258,13 @@ neq_remove(struct si_tuple *t, int i)
 	t->nneq--;
 }
 
-/* Takes ownership of t. */
+static double count_canonical(const struct si_tuple *t,
+    const struct si_space *sp);
+
+/* Takes ownership of t.  Canonical pieces without solutions (more
+ * variables unequal than their blocks have constants) are dropped. */
 static int
-canon_rec(struct si_tuple *t, struct si_set *out)
+canon_rec(struct si_tuple *t, const struct si_space *sp, struct si_set *out)
 {
 	struct si_tuple *p1 = NULL, *p2 = NULL;
 	int a = -1, b = -1, k;
@@ -282,6 +286,10 @@ canon_rec(struct si_tuple *t, struct si_set *out)
 		}
 	}
 	if (a < 0) {
+		if (count_canonical(t, sp) == 0) {
+			si_tuple_free(t);
+			return 0;
+		}
 		if (VEC_PUSH(out->v, t) < 0) {
 			si_tuple_free(t);
 			return -1;
@@ -304,16 +312,16 @@ canon_rec(struct si_tuple *t, struct si_set *out)
 	}
 	neq_remove(p1, k);
 	neq_remove(p2, k);
-	if (canon_rec(p1, out) < 0) {
+	if (canon_rec(p1, sp, out) < 0) {
 		si_tuple_free(p2);
 		si_tuple_free(t);
 		return -1;
 	}
-	if (canon_rec(p2, out) < 0) {
+	if (canon_rec(p2, sp, out) < 0) {
 		si_tuple_free(t);
 		return -1;
 	}
-	return canon_rec(t, out);
+	return canon_rec(t, sp, out);
 }
 
 int
@@ -322,10 +330,9 @@ si_canon(const struct si_tuple *t, const struct si_space *sp,
 {
 	struct si_tuple *c = si_tuple_copy(t);
 
-	(void)sp;
 	if (!c)
 		return -1;
-	return canon_rec(c, out);
+	return canon_rec(c, sp, out);
 }
 
 struct si_tuple *
@@ -472,7 +479,7 @@ si_subtract(const struct si_tuple *p, const struct si_tuple *r,
 			break;
 		}
 		si_not_in(x, v, sup(r, v));
-		rc = canon_rec(x, out);
+		rc = canon_rec(x, sp, out);
 		si_in(acc, v, sup(r, v));
 	}
 	/* equalities: v = rep[v] */
@@ -485,7 +492,7 @@ si_subtract(const struct si_tuple *p, const struct si_tuple *r,
 			rc = -1;
 			break;
 		}
-		rc = canon_rec(x, out);
+		rc = canon_rec(x, sp, out);
 		si_eq(acc, v, r->rep[v]);
 	}
 	/* inequalities */
@@ -496,12 +503,11 @@ si_subtract(const struct si_tuple *p, const struct si_tuple *r,
 			break;
 		}
 		si_eq(x, r->neq[e][0], r->neq[e][1]);
-		rc = canon_rec(x, out);
+		rc = canon_rec(x, sp, out);
 		if (!rc)
 			rc = si_neq(acc, r->neq[e][0], r->neq[e][1]);
 	}
 	si_tuple_free(acc);
-	(void)sp;
 	return rc;
 }
 
