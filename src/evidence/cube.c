@@ -5,6 +5,7 @@
  * complete (a cube at once) and the rest, otherwise into the values with
  * the most and the fewest atoms; each half shrinks to its bounding box.
  * Counts and bounding boxes are SQL queries on the evidence tables. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +45,55 @@ node_copy(const struct node *n, int arity)
 				return NULL;
 			}
 	return c;
+}
+
+/* Block signatures: for each stored type, a hash per constant id of the
+ * (cube, argument) pairs whose side holds it, in the order cubes are
+ * made; constants with equal signatures form a block. */
+struct sigs {
+	int ntypes;
+	uint64_t **h;          /* [type index][const id] */
+	int64_t *cap;
+	int64_t seq;           /* cubes made so far */
+};
+
+static int
+sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
+{
+	const struct store_pred *p = store_pred_at(s, pi);
+
+	g->seq++;
+	for (int i = 0; i < p->arity; i++) {
+		int t = store_type_at(s, p->types[i]);
+		int64_t pair[2] = { g->seq, i };
+		for (size_t k = 0; k < side[i].n; k++) {
+			int64_t c = side[i].v[k];
+			if (c >= g->cap[t]) {
+				int64_t cap = (c + 1) * 2;
+				uint64_t *h = xrealloc(g->h[t], (size_t)cap * sizeof *h);
+				if (!h)
+					return -1;
+				for (int64_t x = g->cap[t]; x < cap; x++)
+					h[x] = FNV_INIT;
+				g->h[t] = h;
+				g->cap[t] = cap;
+			}
+			g->h[t][c] = fnv1a(g->h[t][c], pair, sizeof pair);
+		}
+	}
+	return 0;
+}
+
+/* Stores a cube and adds it to the signatures. */
+static int
+emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
+    const struct store_ids *side, struct err *e)
+{
+	int rc = store_cube_put(s, pi, truth, atoms, side, e);
+
+	if (!rc && sig_add(g, s, pi, side) < 0)
+		rc = err_oom(e);
+	return rc;
 }
 
 struct byc {
@@ -100,18 +150,8 @@ split_push(struct node_stack *stack, const struct node *n, int arity,
 struct mem {
 	const int64_t *rows;   /* arity ids per atom */
 	int arity;
-	int dim;               /* for the sort comparator */
 };
 
-static int
-row_cmp(const void *x, const void *y, void *arg)
-{
-	const struct mem *m = arg;
-	int64_t a = m->rows[*(const size_t *)x * m->arity + m->dim];
-	int64_t b = m->rows[*(const size_t *)y * m->arity + m->dim];
-
-	return (a > b) - (a < b);
-}
 
 static int
 id_cmp(const void *x, const void *y)
@@ -121,12 +161,54 @@ id_cmp(const void *x, const void *y)
 	return (a > b) - (a < b);
 }
 
-/* Cubes of the atoms idx[0..n) (indices into m->rows), exactly covering
- * them.  Uses and reorders idx.  One sort per argument gives both the
- * side (the distinct values) and the atom count of each value. */
+/* The distinct values of argument dim among atoms idx[0..n) and the
+ * atoms of each, by hashing: linear time. */
 static int
-mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
-    size_t n, int64_t *ncubes, struct err *e)
+count_dim(const struct mem *m, const size_t *idx, size_t n, int dim,
+    struct store_ids *side, struct store_ids *cnt)
+{
+	size_t cap = 16, mask;
+	int64_t *key;
+	size_t *slot;
+
+	while (cap < 2 * n)
+		cap *= 2;
+	mask = cap - 1;
+	key = xmalloc(cap * sizeof *key);
+	slot = xmalloc(cap * sizeof *slot);
+	if (!key || !slot) {
+		free(key);
+		free(slot);
+		return -1;
+	}
+	for (size_t k = 0; k < cap; k++)
+		slot[k] = SIZE_MAX;
+	for (size_t k = 0; k < n; k++) {
+		int64_t v = m->rows[idx[k] * m->arity + dim];
+		size_t h = (size_t)fnv1a(FNV_INIT, &v, sizeof v) & mask;
+		while (slot[h] != SIZE_MAX && key[h] != v)
+			h = (h + 1) & mask;
+		if (slot[h] == SIZE_MAX) {
+			key[h] = v;
+			slot[h] = side->n;
+			if (VEC_PUSH(*side, v) < 0 || VEC_PUSH(*cnt, 0) < 0) {
+				free(key);
+				free(slot);
+				return -1;
+			}
+		}
+		cnt->v[slot[h]]++;
+	}
+	free(key);
+	free(slot);
+	return 0;
+}
+
+/* Cubes of the atoms idx[0..n) (indices into m->rows), exactly covering
+ * them.  Uses and reorders idx. */
+static int
+mem_split(struct store *s, struct sigs *g, int pi, int truth, struct mem *m,
+    size_t *idx, size_t n, int64_t *ncubes, struct err *e)
 {
 	struct store_ids side[64], cnt[64];
 	struct byc *bv = NULL;
@@ -138,22 +220,14 @@ mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
 	memset(side, 0, sizeof side);
 	memset(cnt, 0, sizeof cnt);
 	for (int i = 0; i < m->arity; i++) {
-		m->dim = i;
-		qsort_r(idx, n, sizeof *idx, row_cmp, m);
-		for (size_t k = 0; k < n; k++) {
-			int64_t v = m->rows[idx[k] * m->arity + i];
-			if (k == 0 || v != side[i].v[side[i].n - 1]) {
-				if (VEC_PUSH(side[i], v) < 0 || VEC_PUSH(cnt[i], 0) < 0) {
-					rc = err_oom(e);
-					goto done;
-				}
-			}
-			cnt[i].v[cnt[i].n - 1]++;
+		if (count_dim(m, idx, n, i, &side[i], &cnt[i]) < 0) {
+			rc = err_oom(e);
+			goto done;
 		}
 		full *= (double)side[i].n;
 	}
 	if ((double)n == full) {
-		rc = store_cube_put(s, pi, truth, (int64_t)n, side, e);
+		rc = emit(s, g, pi, truth, (int64_t)n, side, e);
 		++*ncubes;
 		goto done;
 	}
@@ -210,9 +284,9 @@ mem_split(struct store *s, int pi, int truth, struct mem *m, size_t *idx,
 	}
 	memset(side, 0, sizeof side);
 	memset(cnt, 0, sizeof cnt);
-	if ((rc = mem_split(s, pi, truth, m, idx, nleft, ncubes, e)))
+	if ((rc = mem_split(s, g, pi, truth, m, idx, nleft, ncubes, e)))
 		goto done;
-	rc = mem_split(s, pi, truth, m, idx + nleft, n - nleft, ncubes, e);
+	rc = mem_split(s, g, pi, truth, m, idx + nleft, n - nleft, ncubes, e);
 done:
 	for (int i = 0; i < m->arity; i++) {
 		free(side[i].v);
@@ -226,11 +300,11 @@ done:
 /* Reads the atoms inside the current cube (or all of them) and splits
  * them in memory. */
 static int
-mem_build(struct store *s, int pi, int truth, int all, int64_t *ncubes,
-    struct err *e)
+mem_build(struct store *s, struct sigs *g, int pi, int truth, int all,
+    int64_t *ncubes, struct err *e)
 {
 	struct store_ids rows = { 0 };
-	struct mem m = { NULL, store_pred_at(s, pi)->arity, 0 };
+	struct mem m = { NULL, store_pred_at(s, pi)->arity };
 	size_t n, *idx = NULL;
 	int rc;
 
@@ -246,7 +320,7 @@ mem_build(struct store *s, int pi, int truth, int all, int64_t *ncubes,
 		idx[k] = k;
 	m.rows = rows.v;
 	if (n > 0)
-		rc = mem_split(s, pi, truth, &m, idx, n, ncubes, e);
+		rc = mem_split(s, g, pi, truth, &m, idx, n, ncubes, e);
 done:
 	free(idx);
 	free(rows.v);
@@ -255,8 +329,8 @@ done:
 
 /* Cubes of one predicate's atoms of one truth value. */
 static int
-build_one(struct store *s, int pi, int truth, int64_t *ncubes,
-    int64_t *natoms, struct err *e)
+build_one(struct store *s, struct sigs *g, int pi, int truth,
+    int64_t *ncubes, int64_t *natoms, struct err *e)
 {
 	int arity = store_pred_at(s, pi)->arity;
 	struct node_stack stack = { 0 };
@@ -269,6 +343,20 @@ build_one(struct store *s, int pi, int truth, int64_t *ncubes,
 	*ncubes = *natoms = 0;
 	if ((rc = store_cube_open(s, pi, truth, e)))
 		goto done;
+	{
+		/* small enough to split in memory from the start */
+		int64_t all;
+		if ((rc = store_cube_count_all(s, &all, e)))
+			goto done;
+		*natoms = all;
+		if (all == 0)
+			goto done;  /* no atoms of this truth */
+		if (all <= CUBE_IN_MEMORY) {
+			rc = mem_build(s, g, pi, truth, 1, ncubes, e);
+			goto done;
+		}
+		*natoms = 0;
+	}
 	if (!(n = xcalloc(1, sizeof *n))) {
 		rc = err_oom(e);
 		goto done;
@@ -276,19 +364,6 @@ build_one(struct store *s, int pi, int truth, int64_t *ncubes,
 	for (int i = 0; i < arity; i++)
 		if ((rc = store_cube_distinct(s, i, 1, &n->side[i], e)))
 			goto done;
-	if (arity > 0 && n->side[0].n == 0)
-		goto done;  /* no atoms of this truth */
-	{
-		/* small enough to split in memory from the start */
-		int64_t all;
-		if ((rc = store_cube_count_all(s, &all, e)))
-			goto done;
-		if (all <= CUBE_IN_MEMORY) {
-			rc = mem_build(s, pi, truth, 1, ncubes, e);
-			*natoms = all;
-			goto done;
-		}
-	}
 	if (VEC_PUSH(stack, n) < 0) {
 		rc = err_oom(e);
 		goto done;
@@ -323,7 +398,7 @@ build_one(struct store *s, int pi, int truth, int64_t *ncubes,
 		    (rc = store_cube_count(s, &count, e)))
 			goto done;
 		if (count <= CUBE_IN_MEMORY && (double)count != full) {
-			if ((rc = mem_build(s, pi, truth, 0, ncubes, e)))
+			if ((rc = mem_build(s, g, pi, truth, 0, ncubes, e)))
 				goto done;
 			*natoms += count;
 			node_free(n, arity);
@@ -331,7 +406,7 @@ build_one(struct store *s, int pi, int truth, int64_t *ncubes,
 			continue;
 		}
 		if ((double)count == full) {
-			if ((rc = store_cube_put(s, pi, truth, count, n->side, e)))
+			if ((rc = emit(s, g, pi, truth, count, n->side, e)))
 				goto done;
 			++*ncubes;
 			*natoms += count;
@@ -408,15 +483,23 @@ done:
 int
 cube_build_all(struct store *s, FILE *report, struct err *e)
 {
+	struct sigs g = { 0 };
 	int rc;
 
+	g.ntypes = store_ntypes(s);
+	g.h = xcalloc((size_t)g.ntypes + 1, sizeof *g.h);
+	g.cap = xcalloc((size_t)g.ntypes + 1, sizeof *g.cap);
+	if (!g.h || !g.cap) {
+		rc = err_oom(e);
+		goto done;
+	}
 	if ((rc = store_cubes_clear(s, e)))
-		return rc;
+		goto done;
 	for (int p = 0; p < store_npreds(s); p++) {
 		int64_t cubes[2], atoms[2];
 		for (int t = 1; t >= 0; t--)
-			if ((rc = build_one(s, p, t, &cubes[t], &atoms[t], e)))
-				return rc;
+			if ((rc = build_one(s, &g, p, t, &cubes[t], &atoms[t], e)))
+				goto done;
 		if (report) {
 			int64_t a = atoms[0] + atoms[1], c = cubes[0] + cubes[1];
 			fprintf(report, "%-24s %9lld true in %6lld cubes, %9lld false in "
@@ -426,7 +509,12 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 			    (long long)cubes[0], c ? (double)a / (double)c : 0.0);
 		}
 	}
-	if ((rc = store_blocks_build(s, report, e)))
-		return rc;
-	return store_cube_view(s, e);
+	if (!(rc = store_blocks_build(s, g.h, g.cap, report, e)))
+		rc = store_cube_view(s, e);
+done:
+	for (int t = 0; g.h && t < g.ntypes; t++)
+		free(g.h[t]);
+	free(g.h);
+	free(g.cap);
+	return rc;
 }

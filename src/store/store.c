@@ -1405,50 +1405,45 @@ store_cube_view(struct store *s, struct err *e)
 }
 
 int
-store_blocks_build(struct store *s, FILE *report, struct err *e)
+store_ntypes(const struct store *s)
 {
-	sqlite3_stmt *dom = NULL, *sides = NULL, *put = NULL;
+	return (int)s->type_ids.n;
+}
+
+int
+store_type_at(const struct store *s, int64_t type_id)
+{
+	return type_index(s, type_id);
+}
+
+int
+store_blocks_build(struct store *s, uint64_t *const *sig, const int64_t *cap,
+    FILE *report, struct err *e)
+{
+	sqlite3_stmt *dom = NULL, *put = NULL;
 	int rc;
 
 	if ((rc = prep(s, "SELECT const_id FROM domains WHERE type_id = ?1 "
 	    "ORDER BY const_id", &dom, e)) ||
-	    (rc = prep(s, "SELECT s.const_id, s.cube_id, s.pos FROM cube_sides s "
-	    "JOIN cubes c ON c.cube_id = s.cube_id JOIN predicate_args a ON "
-	    "a.pred_id = c.pred_id AND a.pos = s.pos WHERE a.type_id = ?1 "
-	    "ORDER BY s.const_id, s.cube_id, s.pos", &sides, e)) ||
 	    (rc = prep(s, "INSERT INTO blocks (type_id, block, const_id) VALUES "
 	    "(?1, ?2, ?3)", &put, e)))
 		goto done;
 	for (size_t t = 0; t < s->type_ids.n && !rc; t++) {
-		struct smap sig;
-		int64_t nconst = 0, side_const = -1;
-		int nblocks = 0, have = 0, r;
-		uint64_t h = 0;
+		struct smap by;
+		int64_t nconst = 0;
+		int nblocks = 0, r;
 
-		smap_init(&sig);
+		smap_init(&by);
 		sqlite3_bind_int64(dom, 1, s->type_ids.v[t]);
-		sqlite3_bind_int64(sides, 1, s->type_ids.v[t]);
-		have = sqlite3_step(sides) == SQLITE_ROW;
-		while ((r = sqlite3_step(dom)) == SQLITE_ROW && !rc) {
+		while (!rc && (r = sqlite3_step(dom)) == SQLITE_ROW) {
 			int64_t c = sqlite3_column_int64(dom, 0);
+			uint64_t h = c < cap[t] ? sig[t][c] : 0;
 			char key[24];
 			int b;
-			/* the signature: the (cube, side) pairs holding c, in order */
-			h = FNV_INIT;
-			while (have && (side_const = sqlite3_column_int64(sides, 0)) < c)
-				have = sqlite3_step(sides) == SQLITE_ROW;
-			while (have && side_const == c) {
-				int64_t pair[2] = { sqlite3_column_int64(sides, 1),
-				    sqlite3_column_int64(sides, 2) };
-				h = fnv1a(h, pair, sizeof pair);
-				have = sqlite3_step(sides) == SQLITE_ROW;
-				if (have)
-					side_const = sqlite3_column_int64(sides, 0);
-			}
 			snprintf(key, sizeof key, "%016llx", (unsigned long long)h);
-			if ((b = smap_get(&sig, key)) < 0) {
+			if ((b = smap_get(&by, key)) < 0) {
 				b = nblocks++;
-				if (smap_put(&sig, key, b) < 0) {
+				if (smap_put(&by, key, b) < 0) {
 					rc = err_oom(e);
 					break;
 				}
@@ -1463,15 +1458,13 @@ store_blocks_build(struct store *s, FILE *report, struct err *e)
 			nconst++;
 		}
 		sqlite3_reset(dom);
-		sqlite3_reset(sides);
-		smap_free(&sig);
+		smap_free(&by);
 		if (!rc && report)
 			fprintf(report, "type %-19s %9lld constants in %6d blocks\n",
 			    s->type_names.v[t], (long long)nconst, nblocks);
 	}
 done:
 	sqlite3_finalize(dom);
-	sqlite3_finalize(sides);
 	sqlite3_finalize(put);
 	return rc;
 }

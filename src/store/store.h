@@ -139,10 +139,14 @@ int store_cubes_clear(struct store *s, struct err *e) WUR;
 /* Stores a cube (truth 1, 0, or -1 for unknown) with its sides. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
     const struct store_ids *sides, struct err *e) WUR;
-/* Partitions each type's domain into blocks of constants that every cube
- * side treats alike (the same sides contain them); fills the blocks
- * table and prints a line per type to report (may be NULL). */
-int store_blocks_build(struct store *s, FILE *report, struct err *e) WUR;
+/* Types as stored: their number, and the index of a type id. */
+int store_ntypes(const struct store *s);
+int store_type_at(const struct store *s, int64_t type_id);
+/* Partitions each type's domain into blocks: constants with the same
+ * signature sig[t][const_id] (0 past cap[t]) share a block.  Fills the
+ * blocks table; prints a line per type to report (may be NULL). */
+int store_blocks_build(struct store *s, uint64_t *const *sig,
+    const int64_t *cap, FILE *report, struct err *e) WUR;
 /* Calls fn for each cube of predicate pred (store index) with its truth
  * (1, 0) and its sides; stops at a non-zero return. */
 typedef int (*store_cube_fn)(void *ctx, int truth, int arity,
