@@ -32,20 +32,21 @@ bench() {  # name model evidence...
 	tl=$(secs "$SQLIFT" load "$db" "$@")
 	tc=$(secs "$SQLIFT" cubes "$db")
 	set -- $(sqlite3 "$db" "SELECT (SELECT count(*) FROM evidence_atoms),
-		(SELECT count(*) FROM cubes), (SELECT count(*) FROM (SELECT DISTINCT
+		(SELECT count(*) FROM cubes WHERE truth IS NOT NULL), (SELECT count(*) FROM (SELECT DISTINCT
 		type_id, block FROM blocks)), (SELECT count(*) FROM domains),
 		(SELECT count(*) FROM (SELECT atom, truth FROM evidence_atoms EXCEPT
-		SELECT atom, truth FROM cube_atoms)) + (SELECT count(*) FROM (SELECT
-		atom, truth FROM cube_atoms EXCEPT SELECT atom, truth FROM
-		evidence_atoms))" | tr '|' ' ')
+		SELECT atom, truth FROM cube_atoms WHERE truth IS NOT NULL)) +
+		(SELECT count(*) FROM (SELECT atom, truth FROM cube_atoms WHERE truth
+		IS NOT NULL EXCEPT SELECT atom, truth FROM evidence_atoms)),
+		(SELECT count(*) FROM cubes WHERE truth IS NULL)" | tr '|' ' ')
 	[ "$5" -eq 0 ] || { echo "$name: cubes differ from the evidence" >&2; exit 1; }
 	awk -v n="$name" -v a="$1" -v c="$2" -v b="$3" -v k="$4" -v tl="$tl" \
-	    -v tc="$tc" 'BEGIN { printf "%-22s %9d %8d %8.1f %8d %8d %8.2f %8.2f %6.1f\n",
-	    n, a, c, (c ? a / c : 0), k, b, tl, tc, (tl > 0 ? tc / tl : 0) }'
+	    -v tc="$tc" -v u="$6" 'BEGIN { printf "%-22s %9d %8d %8.1f %8d %8d %8d %8.2f %8.2f %6.1f\n",
+	    n, a, c, (c ? a / c : 0), u, k, b, tl, tc, (tl > 0 ? tc / tl : 0) }'
 }
 
-printf '%-22s %9s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
-	atoms/cube consts blocks load_s cubes_s ratio
+printf '%-22s %9s %8s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
+	atoms/cube unknown consts blocks load_s cubes_s ratio
 if [ -d "$DATA" ]; then
 	for i in 1 2 3 4; do
 		bench imdb$i "$DATA/imdb/lsm_kok/imdb-rules-out.mln" \

@@ -13,12 +13,16 @@ CREATE TABLE blocks (
 ) WITHOUT ROWID;
 
 -- Disjoint hypercubes per predicate and truth (1 true, 0 false, NULL
--- unknown): each is the product of its sides.
+-- unknown): each is the product of its sides.  Bit j of negated set: the
+-- side of argument j is every constant of its type's domain except those
+-- listed (unknown atoms are the complement of the known ones, so their
+-- sides are mostly of that kind).
 CREATE TABLE cubes (
   cube_id INTEGER PRIMARY KEY,
   pred_id INTEGER NOT NULL,
   truth   INTEGER,
-  atoms   INTEGER NOT NULL
+  atoms   INTEGER NOT NULL,
+  negated INTEGER NOT NULL DEFAULT 0
 );
 
 CREATE TABLE cube_sides (

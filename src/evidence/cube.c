@@ -50,12 +50,30 @@ node_copy(const struct node *n, int arity)
 /* Block signatures: for each stored type, a hash per constant id of the
  * (cube, argument) pairs whose side holds it, in the order cubes are
  * made; constants with equal signatures form a block. */
+struct kcube {
+	struct store_ids side[64];
+};
+
 struct sigs {
 	int ntypes;
 	uint64_t **h;          /* [type index][const id] */
 	int64_t *cap;
 	int64_t seq;           /* cubes made so far */
+	/* the known cubes of the current predicate, for the complement */
+	struct { struct kcube **v; size_t n, cap; } known;
+	int arity;
 };
+
+static void
+known_clear(struct sigs *g)
+{
+	for (size_t k = 0; k < g->known.n; k++) {
+		for (int i = 0; i < g->arity; i++)
+			free(g->known.v[k]->side[i].v);
+		free(g->known.v[k]);
+	}
+	g->known.n = 0;
+}
 
 static int
 sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
@@ -84,15 +102,249 @@ sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
 	return 0;
 }
 
-/* Stores a cube and adds it to the signatures. */
+/* Stores a known cube, adds it to the signatures and keeps a copy for
+ * the complement. */
 static int
 emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
     const struct store_ids *side, struct err *e)
 {
-	int rc = store_cube_put(s, pi, truth, atoms, side, e);
+	struct kcube *k;
+	int rc = store_cube_put(s, pi, truth, atoms, side, 0, e);
 
-	if (!rc && sig_add(g, s, pi, side) < 0)
+	if (rc)
+		return rc;
+	if (sig_add(g, s, pi, side) < 0 || !(k = xcalloc(1, sizeof *k)))
+		return err_oom(e);
+	for (int i = 0; i < g->arity; i++)
+		for (size_t j = 0; j < side[i].n; j++)
+			if (VEC_PUSH(k->side[i], side[i].v[j]) < 0) {
+				for (int x = 0; x <= i; x++)
+					free(k->side[x].v);
+				free(k);
+				return err_oom(e);
+			}
+	if (VEC_PUSH(g->known, k) < 0) {
+		for (int x = 0; x < g->arity; x++)
+			free(k->side[x].v);
+		free(k);
+		return err_oom(e);
+	}
+	return 0;
+}
+
+/* The unknown atoms of a predicate: the complement of its known cubes,
+ * built argument by argument.  At argument d, the constants of the
+ * domain are grouped by the set of (remaining) known cubes whose side
+ * holds them; each group recurses with those cubes on the next argument,
+ * and the constants in no side make one cube whose other sides are whole
+ * domains.  A side that is most of its domain is stored negated. */
+struct comp {
+	struct store *s;
+	int pi, arity;
+	struct kcube **known;
+	struct store_ids dom[64];      /* domain ids per argument */
+	struct store_ids side[64];     /* the cube being built */
+	unsigned neg;                  /* negated sides so far */
+	double atoms;                  /* of the cube being built */
+	int64_t ncubes;
+	struct err *e;
+};
+
+static int
+pair_cmp(const void *x, const void *y)
+{
+	const struct { int64_t id; size_t cube; } *a = x, *b = y;
+
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return (a->cube > b->cube) - (a->cube < b->cube);
+}
+
+static int
+comp_emit(struct comp *c)
+{
+	if (c->atoms <= 0)
+		return 0;
+	c->ncubes++;
+	return store_cube_put(c->s, c->pi, -1, (int64_t)c->atoms, c->side,
+	    c->neg, c->e);
+}
+
+/* Sets side d to the constants in list (or all but them when negate). */
+static int
+comp_side(struct comp *c, int d, const int64_t *list, size_t n, int negate)
+{
+	c->side[d].n = 0;
+	for (size_t k = 0; k < n; k++)
+		if (VEC_PUSH(c->side[d], list[k]) < 0)
+			return err_oom(c->e);
+	if (negate)
+		c->neg |= 1u << d;
+	else
+		c->neg &= ~(1u << d);
+	return 0;
+}
+
+static int
+comp_rec(struct comp *c, int d, const size_t *cubes, size_t nc)
+{
+	double before = c->atoms;
+	struct store_ids used = { 0 };
+	int rc = 0;
+
+	if (nc == 0) {
+		/* nothing known here: whole domains from d on */
+		for (int j = d; j < c->arity && !rc; j++) {
+			rc = comp_side(c, j, NULL, 0, 1);
+			c->atoms *= (double)c->dom[j].n;
+		}
+		if (!rc)
+			rc = comp_emit(c);
+		c->atoms = before;
+		return rc;
+	}
+	/* the constants of argument d in some side, sorted, with the
+	 * cubes holding each: a signature per constant */
+	{
+		struct { int64_t id; size_t cube; } *pairs = NULL;
+		size_t np = 0, cap = 0;
+		for (size_t k = 0; k < nc; k++) {
+			const struct store_ids *sd = &c->known[cubes[k]]->side[d];
+			for (size_t j = 0; j < sd->n; j++) {
+				if (np == cap) {
+					void *q = xrealloc(pairs, (cap = cap ? cap * 2 : 64) *
+					    sizeof *pairs);
+					if (!q) {
+						free(pairs);
+						return err_oom(c->e);
+					}
+					pairs = q;
+				}
+				pairs[np].id = sd->v[j];
+				pairs[np].cube = cubes[k];
+				np++;
+			}
+		}
+		/* sort by constant, then cube: runs give each signature */
+		qsort(pairs, np, sizeof *pairs, pair_cmp);
+		{
+			/* group constants by their cube lists */
+			struct smap groups;
+			VEC(struct store_ids) gconst = { 0 };
+			VEC(size_t *) gcubes = { 0 };
+			VEC(size_t) gn = { 0 };
+			size_t i = 0;
+			smap_init(&groups);
+			while (i < np && !rc) {
+				size_t j = i;
+				struct buf key;
+				int gi;
+				buf_init(&key);
+				while (j < np && pairs[j].id == pairs[i].id) {
+					buf_printf(&key, "%zu,", pairs[j].cube);
+					j++;
+				}
+				if (key.oom || VEC_PUSH(used, pairs[i].id) < 0) {
+					buf_free(&key);
+					rc = err_oom(c->e);
+					break;
+				}
+				if ((gi = smap_get(&groups, key.s)) < 0) {
+					struct store_ids z = { 0 };
+					size_t *cl = xcalloc(j - i + 1, sizeof *cl);
+					gi = (int)gconst.n;
+					if (!cl || smap_put(&groups, key.s, gi) < 0 ||
+					    VEC_PUSH(gconst, z) < 0) {
+						free(cl);
+						buf_free(&key);
+						rc = err_oom(c->e);
+						break;
+					}
+					for (size_t q = i; q < j; q++)
+						cl[q - i] = pairs[q].cube;
+					if (VEC_PUSH(gcubes, cl) < 0 || VEC_PUSH(gn, j - i) < 0) {
+						free(cl);
+						buf_free(&key);
+						rc = err_oom(c->e);
+						break;
+					}
+				}
+				buf_free(&key);
+				if (VEC_PUSH(gconst.v[gi], pairs[i].id) < 0) {
+					rc = err_oom(c->e);
+					break;
+				}
+				i = j;
+			}
+			free(pairs);
+			/* each group: its constants here, its cubes further on */
+			for (size_t g = 0; g < gconst.n && !rc; g++) {
+				if (d == c->arity - 1)
+					continue;  /* fully covered at the last argument */
+				rc = comp_side(c, d, gconst.v[g].v, gconst.v[g].n, 0);
+				c->atoms = before * (double)gconst.v[g].n;
+				if (!rc)
+					rc = comp_rec(c, d + 1, gcubes.v[g], gn.v[g]);
+			}
+			for (size_t g = 0; g < gconst.n; g++) {
+				free(gconst.v[g].v);
+				free(gcubes.v[g]);
+			}
+			free(gconst.v);
+			free(gcubes.v);
+			free(gn.v);
+			smap_free(&groups);
+		}
+	}
+	/* the constants of argument d in no side: all the rest */
+	if (!rc && c->dom[d].n > used.n) {
+		rc = comp_side(c, d, used.v, used.n, 1);
+		c->atoms = before * (double)(c->dom[d].n - used.n);
+		for (int j = d + 1; j < c->arity && !rc; j++) {
+			rc = comp_side(c, j, NULL, 0, 1);
+			c->atoms *= (double)c->dom[j].n;
+		}
+		if (!rc)
+			rc = comp_emit(c);
+	}
+	c->atoms = before;
+	free(used.v);
+	return rc;
+}
+
+static int
+complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
+    struct err *e)
+{
+	const struct store_pred *p = store_pred_at(s, pi);
+	struct comp c = { 0 };
+	size_t *all = NULL;
+	int rc = 0;
+
+	c.s = s;
+	c.pi = pi;
+	c.arity = p->arity;
+	c.known = g->known.v;
+	c.atoms = 1;
+	c.e = e;
+	if ((rc = store_cube_open(s, pi, 1, e)))  /* for its insert statements */
+		goto done;
+	for (int i = 0; i < p->arity && !rc; i++)
+		rc = store_domain_ids(s, store_type_at(s, p->types[i]), &c.dom[i], e);
+	if (!rc && !(all = xcalloc(g->known.n + 1, sizeof *all)))
 		rc = err_oom(e);
+	for (size_t k = 0; !rc && k < g->known.n; k++)
+		all[k] = k;
+	if (!rc && p->arity > 0)
+		rc = comp_rec(&c, 0, all, g->known.n);
+done:
+	store_cube_close(s);
+	*ncubes = c.ncubes;
+	free(all);
+	for (int i = 0; i < p->arity; i++) {
+		free(c.dom[i].v);
+		free(c.side[i].v);
+	}
 	return rc;
 }
 
@@ -496,22 +748,33 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	if ((rc = store_cubes_clear(s, e)))
 		goto done;
 	for (int p = 0; p < store_npreds(s); p++) {
-		int64_t cubes[2], atoms[2];
+		int64_t cubes[2], atoms[2], unknown = 0;
+		known_clear(&g);
+		g.arity = store_pred_at(s, p)->arity;
+		if (g.arity > 64) {
+			rc = err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
+			goto done;
+		}
 		for (int t = 1; t >= 0; t--)
 			if ((rc = build_one(s, &g, p, t, &cubes[t], &atoms[t], e)))
 				goto done;
+		if ((rc = complement(s, &g, p, &unknown, e)))
+			goto done;
 		if (report) {
 			int64_t a = atoms[0] + atoms[1], c = cubes[0] + cubes[1];
 			fprintf(report, "%-24s %9lld true in %6lld cubes, %9lld false in "
-			    "%6lld cubes: %.1f atoms per cube\n",
+			    "%6lld cubes: %.1f atoms per cube; unknown in %lld cubes\n",
 			    store_pred_at(s, p)->name, (long long)atoms[1],
 			    (long long)cubes[1], (long long)atoms[0],
-			    (long long)cubes[0], c ? (double)a / (double)c : 0.0);
+			    (long long)cubes[0], c ? (double)a / (double)c : 0.0,
+			    (long long)unknown);
 		}
 	}
 	if (!(rc = store_blocks_build(s, g.h, g.cap, report, e)))
 		rc = store_cube_view(s, e);
 done:
+	known_clear(&g);
+	free(g.known.v);
 	for (int t = 0; g.h && t < g.ntypes; t++)
 		free(g.h[t]);
 	free(g.h);

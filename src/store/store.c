@@ -1254,8 +1254,8 @@ store_cube_open(struct store *s, int pi, int truth, struct err *e)
 	if (!rc)
 		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.count_all, e);
 	if (!rc)
-		rc = prep(s, "INSERT INTO cubes (pred_id, truth, atoms) VALUES "
-		    "(?1, ?2, ?3)", &s->cube.put, e);
+		rc = prep(s, "INSERT INTO cubes (pred_id, truth, atoms, negated) "
+		    "VALUES (?1, ?2, ?3, ?4)", &s->cube.put, e);
 	if (!rc)
 		rc = prep(s, "INSERT INTO cube_sides (cube_id, pos, const_id) "
 		    "VALUES (?1, ?2, ?3)", &s->cube.put_side, e);
@@ -1341,7 +1341,7 @@ store_cubes_clear(struct store *s, struct err *e)
 
 int
 store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
-    const struct store_ids *sides, struct err *e)
+    const struct store_ids *sides, unsigned negated, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
 	int64_t id;
@@ -1353,6 +1353,7 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 	else
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
+	sqlite3_bind_int(st, 4, (int)negated);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (r != SQLITE_DONE)
@@ -1383,25 +1384,56 @@ store_cube_view(struct store *s, struct err *e)
 	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS\n");
 	for (size_t i = 0; i < s->preds.n; i++) {
 		struct store_pred *p = &s->preds.v[i];
-		buf_puts(&b, "SELECT ");
-		sql_literal(&b, p->name);
-		buf_puts(&b, ", c.truth, ");
-		sql_literal(&b, p->name);
-		buf_puts(&b, " || '('");
-		for (int j = 0; j < p->arity; j++)
-			buf_printf(&b, " || %sk%d.name", j ? "',' || " : "", j);
-		buf_puts(&b, " || ')' FROM cubes c");
-		for (int j = 0; j < p->arity; j++)
-			buf_printf(&b, " JOIN cube_sides s%d ON s%d.cube_id = c.cube_id "
-			    "AND s%d.pos = %d JOIN constants k%d ON k%d.const_id = "
-			    "s%d.const_id", j, j, j, j, j, j, j);
-		buf_printf(&b, " WHERE c.pred_id = %lld\nUNION ALL\n",
-		    (long long)p->id);
+		/* a branch per pattern of negated sides: listed sides join their
+		 * rows, negated ones the domain less the rows */
+		for (unsigned m = 0; p->arity <= 8 && m < (1u << p->arity); m++) {
+			buf_puts(&b, "SELECT ");
+			sql_literal(&b, p->name);
+			buf_puts(&b, ", c.truth, ");
+			sql_literal(&b, p->name);
+			buf_puts(&b, " || '('");
+			for (int j = 0; j < p->arity; j++)
+				buf_printf(&b, " || %sk%d.name", j ? "',' || " : "", j);
+			buf_puts(&b, " || ')' FROM cubes c");
+			for (int j = 0; j < p->arity; j++) {
+				if ((m >> j) & 1)
+					buf_printf(&b, " JOIN domains s%d ON s%d.type_id = %lld "
+					    "AND NOT EXISTS (SELECT 1 FROM cube_sides x WHERE "
+					    "x.cube_id = c.cube_id AND x.pos = %d AND x.const_id = "
+					    "s%d.const_id)", j, j, (long long)p->types[j], j, j);
+				else
+					buf_printf(&b, " JOIN cube_sides s%d ON s%d.cube_id = "
+					    "c.cube_id AND s%d.pos = %d", j, j, j, j);
+				buf_printf(&b, " JOIN constants k%d ON k%d.const_id = "
+				    "s%d.const_id", j, j, j);
+			}
+			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u\n"
+			    "UNION ALL\n", (long long)p->id, m);
+		}
 	}
 	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
 	rc = b.oom ? err_oom(e) : exec(s, b.s, e);
 	buf_free(&b);
 	return rc;
+}
+
+int
+store_domain_ids(struct store *s, int t, struct store_ids *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if ((rc = prep(s, "SELECT const_id FROM domains WHERE type_id = ?1 "
+	    "ORDER BY const_id", &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, s->type_ids.v[t]);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*out, sqlite3_column_int64(st, 0)) < 0) {
+			sqlite3_finalize(st);
+			return err_oom(e);
+		}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? 0 : dberr(s, e, "domains");
 }
 
 int

@@ -136,9 +136,13 @@ int store_cube_rows(struct store *s, struct store_ids *rows,
     struct err *e) WUR;
 /* Deletes all cubes and blocks. */
 int store_cubes_clear(struct store *s, struct err *e) WUR;
-/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides. */
+/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides; bit j
+ * of negated: side j lists the constants left out. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
-    const struct store_ids *sides, struct err *e) WUR;
+    const struct store_ids *sides, unsigned negated, struct err *e) WUR;
+/* The constant ids of the domain of stored type index t, appended. */
+int store_domain_ids(struct store *s, int t, struct store_ids *out,
+    struct err *e) WUR;
 /* Types as stored: their number, and the index of a type id. */
 int store_ntypes(const struct store *s);
 int store_type_at(const struct store *s, int64_t type_id);
