@@ -13,8 +13,10 @@ CREATE TABLE blocks (
 ) WITHOUT ROWID;
 
 -- Disjoint hypercubes per predicate and truth (1 true, 0 false, NULL
--- unknown): each is the product of its sides.  Bit j of negated set: the
--- side of argument j is every constant of its type's domain except those
+-- unknown): each is the product of its sides, stored in sides as a JSON
+-- array with one array of constant ids per argument ([[3,7],[12]]), one
+-- row per cube; json_each expands them.  Bit j of negated set: the side
+-- of argument j is every constant of its type's domain except those
 -- listed (unknown atoms are the complement of the known ones, so their
 -- sides are mostly of that kind).
 CREATE TABLE cubes (
@@ -22,15 +24,9 @@ CREATE TABLE cubes (
   pred_id INTEGER NOT NULL,
   truth   INTEGER,
   atoms   INTEGER NOT NULL,
-  negated INTEGER NOT NULL DEFAULT 0
+  negated INTEGER NOT NULL DEFAULT 0,
+  sides   TEXT NOT NULL
 );
-
-CREATE TABLE cube_sides (
-  cube_id  INTEGER NOT NULL REFERENCES cubes,
-  pos      INTEGER NOT NULL,
-  const_id INTEGER NOT NULL,
-  PRIMARY KEY (cube_id, pos, const_id)
-) WITHOUT ROWID;
 
 CREATE VIEW cube_atoms (predicate, truth, atom) AS
   SELECT NULL, NULL, NULL WHERE 0;

@@ -402,6 +402,9 @@ split_push(struct node_stack *stack, const struct node *n, int arity,
 struct mem {
 	const int64_t *rows;   /* arity ids per atom */
 	int arity;
+	int64_t *key;          /* hash scratch for count_dim: cap slots */
+	size_t *slot;
+	size_t cap;
 };
 
 
@@ -416,43 +419,39 @@ id_cmp(const void *x, const void *y)
 /* The distinct values of argument dim among atoms idx[0..n) and the
  * atoms of each, by hashing: linear time. */
 static int
-count_dim(const struct mem *m, const size_t *idx, size_t n, int dim,
+count_dim(struct mem *m, const size_t *idx, size_t n, int dim,
     struct store_ids *side, struct store_ids *cnt)
 {
 	size_t cap = 16, mask;
-	int64_t *key;
-	size_t *slot;
 
 	while (cap < 2 * n)
 		cap *= 2;
-	mask = cap - 1;
-	key = xmalloc(cap * sizeof *key);
-	slot = xmalloc(cap * sizeof *slot);
-	if (!key || !slot) {
-		free(key);
-		free(slot);
-		return -1;
+	if (cap > m->cap) {
+		int64_t *k = xrealloc(m->key, cap * sizeof *k);
+		size_t *sl = k ? xrealloc(m->slot, cap * sizeof *sl) : NULL;
+		if (k)
+			m->key = k;
+		if (!k || !sl)
+			return -1;
+		m->slot = sl;
+		m->cap = cap;
 	}
+	mask = cap - 1;
 	for (size_t k = 0; k < cap; k++)
-		slot[k] = SIZE_MAX;
+		m->slot[k] = SIZE_MAX;
 	for (size_t k = 0; k < n; k++) {
 		int64_t v = m->rows[idx[k] * m->arity + dim];
-		size_t h = (size_t)fnv1a(FNV_INIT, &v, sizeof v) & mask;
-		while (slot[h] != SIZE_MAX && key[h] != v)
+		size_t h = ((uint64_t)v * 0x9e3779b97f4a7c15ULL >> 20) & mask;
+		while (m->slot[h] != SIZE_MAX && m->key[h] != v)
 			h = (h + 1) & mask;
-		if (slot[h] == SIZE_MAX) {
-			key[h] = v;
-			slot[h] = side->n;
-			if (VEC_PUSH(*side, v) < 0 || VEC_PUSH(*cnt, 0) < 0) {
-				free(key);
-				free(slot);
+		if (m->slot[h] == SIZE_MAX) {
+			m->key[h] = v;
+			m->slot[h] = side->n;
+			if (VEC_PUSH(*side, v) < 0 || VEC_PUSH(*cnt, 0) < 0)
 				return -1;
-			}
 		}
-		cnt->v[slot[h]]++;
+		cnt->v[m->slot[h]]++;
 	}
-	free(key);
-	free(slot);
 	return 0;
 }
 
@@ -556,7 +555,7 @@ mem_build(struct store *s, struct sigs *g, int pi, int truth, int all,
     int64_t *ncubes, struct err *e)
 {
 	struct store_ids rows = { 0 };
-	struct mem m = { NULL, store_pred_at(s, pi)->arity };
+	struct mem m = { NULL, store_pred_at(s, pi)->arity, NULL, NULL, 0 };
 	size_t n, *idx = NULL;
 	int rc;
 
@@ -574,6 +573,8 @@ mem_build(struct store *s, struct sigs *g, int pi, int truth, int all,
 	if (n > 0)
 		rc = mem_split(s, g, pi, truth, &m, idx, n, ncubes, e);
 done:
+	free(m.key);
+	free(m.slot);
 	free(idx);
 	free(rows.v);
 	return rc;

@@ -40,7 +40,7 @@ struct store {
 		int pred, truth;
 		sqlite3_stmt *root[64], *distinct[64], *group[64];
 		sqlite3_stmt *count, *side_put, *side_clear, *rows;
-		sqlite3_stmt *count_all, *rows_all, *put, *put_side;
+		sqlite3_stmt *count_all, *rows_all, *put;
 	} cube;
 };
 
@@ -1177,7 +1177,6 @@ store_cube_close(struct store *s)
 	sqlite3_finalize(s->cube.count_all);
 	sqlite3_finalize(s->cube.rows_all);
 	sqlite3_finalize(s->cube.put);
-	sqlite3_finalize(s->cube.put_side);
 	memset(&s->cube, 0, sizeof s->cube);
 	s->cube.pred = -1;
 }
@@ -1254,11 +1253,8 @@ store_cube_open(struct store *s, int pi, int truth, struct err *e)
 	if (!rc)
 		rc = b.oom ? err_oom(e) : prep(s, b.s, &s->cube.count_all, e);
 	if (!rc)
-		rc = prep(s, "INSERT INTO cubes (pred_id, truth, atoms, negated) "
-		    "VALUES (?1, ?2, ?3, ?4)", &s->cube.put, e);
-	if (!rc)
-		rc = prep(s, "INSERT INTO cube_sides (cube_id, pos, const_id) "
-		    "VALUES (?1, ?2, ?3)", &s->cube.put_side, e);
+		rc = prep(s, "INSERT INTO cubes (pred_id, truth, atoms, negated, "
+		    "sides) VALUES (?1, ?2, ?3, ?4, ?5)", &s->cube.put, e);
 	buf_free(&b);
 	return rc;
 }
@@ -1335,8 +1331,7 @@ store_cube_groups(struct store *s, int dim, struct store_ids *vals,
 int
 store_cubes_clear(struct store *s, struct err *e)
 {
-	return exec(s, "DELETE FROM cube_sides; DELETE FROM cubes; "
-	    "DELETE FROM blocks;", e);
+	return exec(s, "DELETE FROM cubes; DELETE FROM blocks;", e);
 }
 
 int
@@ -1344,9 +1339,21 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
     const struct store_ids *sides, unsigned negated, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
-	int64_t id;
+	struct buf j;
 	int r;
 
+	/* the sides as a JSON array of arrays of constant ids */
+	buf_init(&j);
+	buf_puts(&j, "[");
+	for (int i = 0; i < s->preds.v[pi].arity; i++) {
+		buf_puts(&j, i ? ",[" : "[");
+		for (size_t k = 0; k < sides[i].n; k++)
+			buf_printf(&j, "%s%lld", k ? "," : "", (long long)sides[i].v[k]);
+		buf_puts(&j, "]");
+	}
+	buf_puts(&j, "]");
+	if (j.oom)
+		return err_oom(e);
 	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
 	if (truth < 0)
 		sqlite3_bind_null(st, 2);
@@ -1354,23 +1361,11 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
 	sqlite3_bind_int(st, 4, (int)negated);
+	sqlite3_bind_text(st, 5, j.s, (int)j.len, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
-	if (r != SQLITE_DONE)
-		return dberr(s, e, "cubes");
-	id = sqlite3_last_insert_rowid(s->db);
-	st = s->cube.put_side;
-	for (int i = 0; i < s->preds.v[pi].arity; i++)
-		for (size_t k = 0; k < sides[i].n; k++) {
-			sqlite3_bind_int64(st, 1, id);
-			sqlite3_bind_int(st, 2, i);
-			sqlite3_bind_int64(st, 3, sides[i].v[k]);
-			r = sqlite3_step(st);
-			sqlite3_reset(st);
-			if (r != SQLITE_DONE)
-				return dberr(s, e, "cube_sides");
-		}
-	return 0;
+	buf_free(&j);
+	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
 }
 
 int
@@ -1398,14 +1393,14 @@ store_cube_view(struct store *s, struct err *e)
 			for (int j = 0; j < p->arity; j++) {
 				if ((m >> j) & 1)
 					buf_printf(&b, " JOIN domains s%d ON s%d.type_id = %lld "
-					    "AND NOT EXISTS (SELECT 1 FROM cube_sides x WHERE "
-					    "x.cube_id = c.cube_id AND x.pos = %d AND x.const_id = "
-					    "s%d.const_id)", j, j, (long long)p->types[j], j, j);
+					    "AND s%d.const_id NOT IN (SELECT value FROM "
+					    "json_each(c.sides, '$[%d]')) JOIN constants k%d ON "
+					    "k%d.const_id = s%d.const_id", j, j,
+					    (long long)p->types[j], j, j, j, j, j);
 				else
-					buf_printf(&b, " JOIN cube_sides s%d ON s%d.cube_id = "
-					    "c.cube_id AND s%d.pos = %d", j, j, j, j);
-				buf_printf(&b, " JOIN constants k%d ON k%d.const_id = "
-				    "s%d.const_id", j, j, j);
+					buf_printf(&b, " JOIN json_each(c.sides, '$[%d]') s%d "
+					    "JOIN constants k%d ON k%d.const_id = s%d.value", j, j,
+					    j, j, j);
 			}
 			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u\n"
 			    "UNION ALL\n", (long long)p->id, m);
@@ -1554,9 +1549,10 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 
 	if (ar > 64)
 		return err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
-	if ((rc = prep(s, "SELECT c.cube_id, c.truth, s.pos, s.const_id FROM "
-	    "cubes c JOIN cube_sides s USING (cube_id) WHERE c.pred_id = ?1 AND "
-	    "c.truth IS NOT NULL ORDER BY c.cube_id, s.pos", &st, e)))
+	if ((rc = prep(s, "SELECT c.cube_id, c.truth, CAST(j.key AS INTEGER), "
+	    "x.value FROM cubes c, json_each(c.sides) j, json_each(j.value) x "
+	    "WHERE c.pred_id = ?1 AND c.truth IS NOT NULL ORDER BY c.cube_id, "
+	    "CAST(j.key AS INTEGER), x.key", &st, e)))
 		return rc;
 	memset(side, 0, sizeof side);
 	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);

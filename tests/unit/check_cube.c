@@ -101,9 +101,9 @@ START_TEST(test_random_cubes)
 			sqlite3_stmt *st;
 			int64_t cube = -1, atoms = 0, prod = 1;
 			ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT c.cube_id, "
-			    "c.atoms, count(*) FROM cubes c JOIN cube_sides s USING "
-			    "(cube_id) WHERE c.truth IS NOT NULL GROUP BY c.cube_id, "
-			    "s.pos ORDER BY 1", -1, &st,
+			    "c.atoms, json_array_length(j.value) FROM cubes c, "
+			    "json_each(c.sides) j WHERE c.truth IS NOT NULL ORDER BY 1",
+			    -1, &st,
 			    NULL), SQLITE_OK);
 			while (sqlite3_step(st) == SQLITE_ROW) {
 				if (sqlite3_column_int64(st, 0) != cube) {
@@ -118,14 +118,15 @@ START_TEST(test_random_cubes)
 			sqlite3_finalize(st);
 		}
 		/* a side holding one constant of a block holds all of it */
-		ck_assert_int_eq(exec_count(db, "SELECT count(*) FROM cube_sides s "
-		    "JOIN cubes c USING (cube_id) JOIN predicate_args a ON "
-		    "a.pred_id = c.pred_id AND a.pos = s.pos JOIN blocks b ON "
-		    "b.type_id = a.type_id AND b.const_id = s.const_id JOIN blocks o "
-		    "ON o.type_id = b.type_id AND o.block = b.block WHERE c.truth IS "
-		    "NOT NULL AND NOT EXISTS "
-		    "(SELECT 1 FROM cube_sides t WHERE t.cube_id = s.cube_id AND "
-		    "t.pos = s.pos AND t.const_id = o.const_id)"), 0);
+		ck_assert_int_eq(exec_count(db, "WITH side (cube_id, pos, const_id) "
+		    "AS (SELECT c.cube_id, CAST(j.key AS INTEGER), x.value FROM cubes c, "
+		    "json_each(c.sides) j, json_each(j.value) x WHERE c.truth IS NOT "
+		    "NULL) SELECT count(*) FROM side s JOIN cubes c USING (cube_id) "
+		    "JOIN predicate_args a ON a.pred_id = c.pred_id AND a.pos = s.pos "
+		    "JOIN blocks b ON b.type_id = a.type_id AND b.const_id = "
+		    "s.const_id JOIN blocks o ON o.type_id = b.type_id AND o.block = "
+		    "b.block WHERE NOT EXISTS (SELECT 1 FROM side t WHERE t.cube_id = "
+		    "s.cube_id AND t.pos = s.pos AND t.const_id = o.const_id)"), 0);
 		sqlite3_close(db);
 	}
 }
@@ -145,8 +146,8 @@ START_TEST(test_migration_from_v1)
 	sqlift_close(h);
 	/* make it a version 1 database, as an older sqlift left it */
 	ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(db, "DROP VIEW cube_atoms; DROP TABLE "
-	    "cube_sides; DROP TABLE cubes; DROP TABLE blocks; PRAGMA "
+	ck_assert_int_eq(sqlite3_exec(db, "DROP VIEW cube_atoms; "
+	    "DROP TABLE cubes; DROP TABLE blocks; PRAGMA "
 	    "user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	ck_assert_int_eq(sqlift_open(dbp, 0, &h), 0);
