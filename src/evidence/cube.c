@@ -362,6 +362,48 @@ byc_desc(const void *x, const void *y)
 	return (a->val > b->val) - (a->val < b->val);
 }
 
+/* The split rule of both builders.  cnt[i] holds the atom count of each
+ * value of argument i (cnt[i].n is the side's length).  The argument whose
+ * complete slices (values with a full slice of atoms) hold the most
+ * atoms is chosen, if some argument has such values but not only such;
+ * otherwise the longest side.  *complete tells which. */
+static int
+pick_dim(int arity, const struct store_ids *cnt, double full, int *complete)
+{
+	double best_score = 0;
+	int best = -1;
+
+	for (int i = 0; i < arity; i++) {
+		double slice = full / (double)cnt[i].n;
+		size_t k, c = 0;
+		if (cnt[i].n < 2)
+			continue;
+		for (k = 0; k < cnt[i].n; k++)
+			c += (double)cnt[i].v[k] == slice;
+		if (c > 0 && c < cnt[i].n && (double)c * slice > best_score) {
+			best_score = (double)c * slice;
+			best = i;
+		}
+	}
+	*complete = best >= 0;
+	if (best < 0)
+		for (int i = 0; i < arity; i++)
+			if (cnt[i].n >= 2 && (best < 0 || cnt[i].n > cnt[best].n))
+				best = i;
+	return best;
+}
+
+/* Orders the values of the chosen side by atoms, most first, and marks
+ * those that go left: the complete slices, or the first half. */
+static void
+pick_left(struct byc *bv, size_t nv, int complete, double slice,
+    unsigned char *left)
+{
+	qsort(bv, nv, sizeof *bv, byc_desc);
+	for (size_t k = 0; k < nv; k++)
+		left[k] = complete ? (double)bv[k].count == slice : k < nv / 2;
+}
+
 /* Splits n along dim: values with chosen[k] set go left.  Pushes both. */
 static int
 split_push(struct node_stack *stack, const struct node *n, int arity,
@@ -395,9 +437,15 @@ split_push(struct node_stack *stack, const struct node *n, int arity,
 	return 0;
 }
 
-/* Below this many atoms a cube's atoms are read once and split in
+/* Up to this many atoms a cube's atoms are read once and split in
  * memory by the same rules, instead of a few queries per step. */
-#define CUBE_IN_MEMORY 200000
+static long cube_in_memory = 200000;
+
+void
+cube_set_memory_limit(long atoms)
+{
+	cube_in_memory = atoms;
+}
 
 struct mem {
 	const int64_t *rows;   /* arity ids per atom */
@@ -464,8 +512,9 @@ mem_split(struct store *s, struct sigs *g, int pi, int truth, struct mem *m,
 	struct store_ids side[64], cnt[64];
 	struct byc *bv = NULL;
 	int64_t *lset = NULL;
-	double full = 1, best_score = 0;
-	int best = -1, dim, rc = 0;
+	unsigned char *left = NULL;
+	double full = 1;
+	int complete, dim, rc = 0;
 	size_t nl = 0, nv, nleft = 0;
 
 	memset(side, 0, sizeof side);
@@ -482,38 +531,19 @@ mem_split(struct store *s, struct sigs *g, int pi, int truth, struct mem *m,
 		++*ncubes;
 		goto done;
 	}
-	/* prefer splitting off the complete slices, scored by their atoms */
-	for (int i = 0; i < m->arity; i++) {
-		double slice = full / (double)side[i].n;
-		size_t complete = 0;
-		if (side[i].n < 2)
-			continue;
-		for (size_t k = 0; k < cnt[i].n; k++)
-			complete += (double)cnt[i].v[k] == slice;
-		if (complete > 0 && complete < side[i].n &&
-		    (double)complete * slice > best_score) {
-			best_score = (double)complete * slice;
-			best = i;
-		}
-	}
-	dim = best;
-	if (dim < 0)
-		for (int i = 0; i < m->arity; i++)
-			if (side[i].n >= 2 && (dim < 0 || side[i].n > side[dim].n))
-				dim = i;
-	/* the values of dim with their counts, most atoms first */
+	dim = pick_dim(m->arity, cnt, full, &complete);
 	nv = side[dim].n;
 	if (!(bv = xcalloc(nv + 1, sizeof *bv)) ||
-	    !(lset = xcalloc(nv + 1, sizeof *lset))) {
+	    !(lset = xcalloc(nv + 1, sizeof *lset)) ||
+	    !(left = xcalloc(nv + 1, 1))) {
 		rc = err_oom(e);
 		goto done;
 	}
 	for (size_t k = 0; k < nv; k++)
 		bv[k] = (struct byc){ side[dim].v[k], cnt[dim].v[k] };
-	qsort(bv, nv, sizeof *bv, byc_desc);
+	pick_left(bv, nv, complete, full / (double)nv, left);
 	for (size_t k = 0; k < nv; k++)
-		if (best >= 0 ? (double)bv[k].count == full / (double)nv :
-		    k < nv / 2)
+		if (left[k])
 			lset[nl++] = bv[k].val;
 	qsort(lset, nl, sizeof *lset, id_cmp);
 	/* left atoms first, then the right ones */
@@ -527,8 +557,10 @@ mem_split(struct store *s, struct sigs *g, int pi, int truth, struct mem *m,
 	}
 	free(bv);
 	free(lset);
+	free(left);
 	bv = NULL;
 	lset = NULL;
+	left = NULL;
 	for (int i = 0; i < m->arity; i++) {
 		free(side[i].v);
 		free(cnt[i].v);
@@ -545,6 +577,7 @@ done:
 	}
 	free(bv);
 	free(lset);
+	free(left);
 	return rc;
 }
 
@@ -587,12 +620,14 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 {
 	int arity = store_pred_at(s, pi)->arity;
 	struct node_stack stack = { 0 };
-	struct store_ids vals = { 0 }, counts = { 0 };
+	struct store_ids vals[64], counts[64];
 	struct byc *bv = NULL;
 	unsigned char *left = NULL;
 	struct node *n = NULL;
 	int rc;
 
+	memset(vals, 0, sizeof vals);
+	memset(counts, 0, sizeof counts);
 	*ncubes = *natoms = 0;
 	if ((rc = store_cube_open(s, pi, truth, e)))
 		goto done;
@@ -604,7 +639,7 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 		*natoms = all;
 		if (all == 0)
 			goto done;  /* no atoms of this truth */
-		if (all <= CUBE_IN_MEMORY) {
+		if (all <= cube_in_memory) {
 			rc = mem_build(s, g, pi, truth, 1, ncubes, e);
 			goto done;
 		}
@@ -623,9 +658,9 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 	}
 	n = NULL;
 	while (stack.n > 0) {
-		double full = 1, best_score = 0;
+		double full = 1;
 		int64_t count;
-		int best = -1, empty = 0;
+		int empty = 0;
 
 		n = stack.v[--stack.n];
 		/* shrink to the bounding box of the atoms inside */
@@ -650,7 +685,7 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 		if ((rc = store_cube_sides(s, n->side, e)) ||
 		    (rc = store_cube_count(s, &count, e)))
 			goto done;
-		if (count <= CUBE_IN_MEMORY && (double)count != full) {
+		if (count <= cube_in_memory && (double)count != full) {
 			if ((rc = mem_build(s, g, pi, truth, 0, ncubes, e)))
 				goto done;
 			*natoms += count;
@@ -667,33 +702,19 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 			n = NULL;
 			continue;
 		}
-		/* prefer a split off the complete slices, scored by atoms */
+		/* atom counts per value of every argument, then the rule */
 		for (int i = 0; i < arity; i++) {
-			double slice = full / (double)n->side[i].n;
-			size_t complete = 0;
-			if (n->side[i].n < 2)
+			if (n->side[i].n < 2) {
+				vals[i].n = 0;
+				counts[i].n = n->side[i].n;  /* a length, never read */
 				continue;
-			if ((rc = store_cube_groups(s, i, &vals, &counts, e)))
-				goto done;
-			for (size_t k = 0; k < vals.n; k++)
-				complete += (double)counts.v[k] == slice;
-			if (complete > 0 && complete < vals.n &&
-			    (double)complete * slice > best_score) {
-				best_score = (double)complete * slice;
-				best = i;
 			}
+			if ((rc = store_cube_groups(s, i, &vals[i], &counts[i], e)))
+				goto done;
 		}
 		{
-			int dim = best;
-			size_t nv;
-			if (dim < 0)  /* no complete slice: the longest side */
-				for (int i = 0; i < arity; i++)
-					if (n->side[i].n >= 2 &&
-					    (dim < 0 || n->side[i].n > n->side[dim].n))
-						dim = i;
-			if ((rc = store_cube_groups(s, dim, &vals, &counts, e)))
-				goto done;
-			nv = vals.n;
+			int complete, dim = pick_dim(arity, counts, full, &complete);
+			size_t nv = vals[dim].n;
 			free(bv);
 			free(left);
 			bv = xcalloc(nv + 1, sizeof *bv);
@@ -702,15 +723,9 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 				rc = err_oom(e);
 				goto done;
 			}
-			for (size_t k = 0; k < nv; k++) {
-				bv[k].val = vals.v[k];
-				bv[k].count = counts.v[k];
-			}
-			qsort(bv, nv, sizeof *bv, byc_desc);
 			for (size_t k = 0; k < nv; k++)
-				left[k] = best >= 0 ?
-				    (double)bv[k].count == full / (double)n->side[dim].n :
-				    k < nv / 2;
+				bv[k] = (struct byc){ vals[dim].v[k], counts[dim].v[k] };
+			pick_left(bv, nv, complete, full / (double)nv, left);
 			if (split_push(&stack, n, arity, dim, bv, nv, left) < 0) {
 				rc = err_oom(e);
 				goto done;
@@ -725,8 +740,10 @@ done:
 	for (size_t i = 0; i < stack.n; i++)
 		node_free(stack.v[i], arity);
 	free(stack.v);
-	free(vals.v);
-	free(counts.v);
+	for (int i = 0; i < arity; i++) {
+		free(vals[i].v);
+		free(counts[i].v);
+	}
 	free(bv);
 	free(left);
 	store_cube_close(s);

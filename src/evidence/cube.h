@@ -14,4 +14,8 @@
  * cubes and compression to report (may be NULL). */
 int cube_build_all(struct store *s, FILE *report, struct err *e) WUR;
 
+/* Cubes of at most this many atoms are split in memory (default
+ * 200,000); tests set 0 to run the SQL splitter everywhere. */
+void cube_set_memory_limit(long atoms);
+
 #endif

@@ -552,7 +552,7 @@ fail:
 static int
 parse_eq(struct parser *p, struct mln_node **out)
 {
-	const struct token *at1, *at2;
+	const struct token *at;
 	struct mln_node *n = node_new(MLN_EQ, NULL, NULL);
 	int rc;
 
@@ -561,15 +561,13 @@ parse_eq(struct parser *p, struct mln_node **out)
 		return err_oom(p->e);
 	}
 	n->nargs = 2;
-	if ((rc = parse_term(p, &n->args[0], &at1)) ||
+	if ((rc = parse_term(p, &n->args[0], &at)) ||
 	    (rc = want(p, T_EQ, "'='")) ||
-	    (rc = parse_term(p, &n->args[1], &at2))) {
+	    (rc = parse_term(p, &n->args[1], &at))) {
 		mln_node_free(n);
 		return rc;
 	}
 	n->pred = -1;
-	(void)at1;
-	(void)at2;
 	*out = n;
 	return 0;
 }

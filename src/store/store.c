@@ -30,7 +30,7 @@ struct store {
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
-	sqlite3_stmt *const_put, *domain_put;
+	sqlite3_stmt *const_put, *domain_put, *marginal_put;
 	/* evidence atoms waiting to be inserted in key order */
 	unsigned char *pend;   /* records of pend_size bytes */
 	size_t npend, pend_size;
@@ -179,7 +179,8 @@ cache_free(struct store *s)
 	smap_free(&s->consts);
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
-	s->const_put = s->domain_put = NULL;
+	sqlite3_finalize(s->marginal_put);
+	s->const_put = s->domain_put = s->marginal_put = NULL;
 	free(s->pend);
 	s->pend = NULL;
 	s->npend = 0;
@@ -1038,14 +1039,17 @@ store_marginal_add(struct store *s, int64_t run, const char *pred,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = prep(s, sql_marginal_put, &st, e)))
+	/* prepared once per transaction: runs add many marginals */
+	if (!s->marginal_put &&
+	    (rc = prep(s, sql_marginal_put, &s->marginal_put, e)))
 		return rc;
+	st = s->marginal_put;
 	sqlite3_bind_int64(st, 1, run);
 	sqlite3_bind_text(st, 2, pred, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, atom, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 4, p);
 	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
+	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_marginals");
 }
 
