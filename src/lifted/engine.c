@@ -1,0 +1,1783 @@
+/* engine.c: the exact lifted search (Gogate & Domingos's LSD/PTP, with
+ * the rules of Mittal et al. 2015 and the orderings of Kazemi & Poole).
+ *
+ * A theory here is a list of clauses whose variables each range over one
+ * block (a set of interchangeable constants of known size).  Variables of
+ * one block that meet in a literal are kept distinct by inequalities, so
+ * a literal denotes a whole atom class: its predicate, the block of each
+ * argument, and which arguments are the same variable.  Two classes are
+ * the same set of ground atoms or disjoint, which makes the bookkeeping
+ * exact: every step knows how many unknown atoms it had, how many its
+ * result still mentions and how many it assigned, and the difference are
+ * free atoms (a factor 2 each).
+ *
+ * solve() takes a simplified theory and returns its log Z:
+ *   components (AND) -> cache -> power rule -> binomial or grounding. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lifted/engine.h"
+#include "sqlift.h"
+
+#define LOG2 0.69314718055994530942
+
+struct lit {
+	int pred, neg, off;    /* arguments: arg[off .. off + arity) */
+};
+
+/* One allocation: the header, then lit, blk, neq and arg. */
+struct cl {
+	double w;
+	int hard, nvars, nneq, nlits, nargs;
+	struct lit *lit;
+	int *blk;              /* per variable: its block */
+	int (*neq)[2];         /* variables of one block, a < b */
+	int *arg;
+};
+
+struct clv {
+	struct cl **v;
+	size_t n, cap;
+};
+
+struct th {
+	int nb, capb;
+	int64_t *size;         /* per block */
+	int *type;             /* per block: type of the clause model */
+	struct clv c;
+};
+
+struct centry {
+	uint64_t h;
+	int *key;              /* NULL: empty slot */
+	size_t len;
+	double val;
+};
+
+struct eng {
+	const struct ct_theory *ct;
+	struct eng_opts o;
+	struct eng_stats st;
+	double t0;
+	int *boff;             /* per type: first global block */
+	struct th *top;        /* simplified */
+	double top_add;        /* constants and free atoms of the top */
+	double top_atoms;
+	int top_done;
+	double top_z;
+	struct centry *cache;
+	size_t ncache, capcache, cache_ints;
+	char step[200];        /* the last grounding, for limit messages */
+	struct err *e;
+};
+
+/* Assigned atom classes: their keys and truth values. */
+struct asg {
+	int n;
+	const int *key[2];
+	size_t len[2];
+	int truth[2];
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int
+arity(const struct eng *g, int pred)
+{
+	return g->ct->m->preds.v[pred].arity;
+}
+
+/* --- clauses ---------------------------------------------------------- */
+
+static struct cl *
+cl_new(int nvars, int nneq, int nlits, int nargs)
+{
+	size_t sz = sizeof(struct cl) + (size_t)nlits * sizeof(struct lit) +
+	    ((size_t)nvars + 2 * (size_t)nneq + (size_t)nargs) * sizeof(int);
+	struct cl *c = xmalloc(sz);
+
+	if (!c)
+		return NULL;
+	c->w = 0;
+	c->hard = 0;
+	c->nvars = nvars;
+	c->nneq = nneq;
+	c->nlits = nlits;
+	c->nargs = nargs;
+	c->lit = (struct lit *)(c + 1);
+	c->blk = (int *)(c->lit + nlits);
+	c->neq = (int (*)[2])(c->blk + nvars);
+	c->arg = (int *)(c->neq + nneq);
+	return c;
+}
+
+static struct cl *
+cl_copy(const struct cl *c)
+{
+	struct cl *d = cl_new(c->nvars, c->nneq, c->nlits, c->nargs);
+
+	if (!d)
+		return NULL;
+	d->w = c->w;
+	d->hard = c->hard;
+	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
+	memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
+	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
+	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
+	return d;
+}
+
+static int
+cl_has_neq(const struct cl *c, int a, int b)
+{
+	if (a > b) {
+		int t = a;
+		a = b;
+		b = t;
+	}
+	for (int i = 0; i < c->nneq; i++)
+		if (c->neq[i][0] == a && c->neq[i][1] == b)
+			return 1;
+	return 0;
+}
+
+/* c with variable v replaced by u (u < v) and v removed. */
+static struct cl *
+cl_merge(const struct cl *c, int u, int v)
+{
+	struct cl *d = cl_new(c->nvars - 1, c->nneq, c->nlits, c->nargs);
+	int n = 0;
+
+	if (!d)
+		return NULL;
+	d->w = c->w;
+	d->hard = c->hard;
+	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
+	for (int x = 0, y = 0; x < c->nvars; x++)
+		if (x != v)
+			d->blk[y++] = c->blk[x];
+	for (int i = 0; i < c->nargs; i++) {
+		int x = c->arg[i];
+		d->arg[i] = x == v ? u : x > v ? x - 1 : x;
+	}
+	for (int i = 0; i < c->nneq; i++) {
+		int a = c->neq[i][0], b = c->neq[i][1];
+		a = a == v ? u : a > v ? a - 1 : a;
+		b = b == v ? u : b > v ? b - 1 : b;
+		if (a > b) {
+			int t = a;
+			a = b;
+			b = t;
+		}
+		d->nneq = n;
+		if (!cl_has_neq(d, a, b)) {
+			d->neq[n][0] = a;
+			d->neq[n][1] = b;
+			n++;
+		}
+	}
+	d->nneq = n;
+	return d;
+}
+
+/* c with the inequality a != b added. */
+static struct cl *
+cl_add_neq(const struct cl *c, int a, int b)
+{
+	struct cl *d = cl_new(c->nvars, c->nneq + 1, c->nlits, c->nargs);
+
+	if (!d)
+		return NULL;
+	d->w = c->w;
+	d->hard = c->hard;
+	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
+	memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
+	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
+	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
+	d->neq[c->nneq][0] = a < b ? a : b;
+	d->neq[c->nneq][1] = a < b ? b : a;
+	return d;
+}
+
+/* c without variable v (in no literal). */
+static struct cl *
+cl_drop_var(const struct cl *c, int v)
+{
+	struct cl *d = cl_new(c->nvars - 1, c->nneq, c->nlits, c->nargs);
+	int n = 0;
+
+	if (!d)
+		return NULL;
+	d->w = c->w;
+	d->hard = c->hard;
+	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
+	for (int x = 0, y = 0; x < c->nvars; x++)
+		if (x != v)
+			d->blk[y++] = c->blk[x];
+	for (int i = 0; i < c->nargs; i++)
+		d->arg[i] = c->arg[i] > v ? c->arg[i] - 1 : c->arg[i];
+	for (int i = 0; i < c->nneq; i++) {
+		int a = c->neq[i][0], b = c->neq[i][1];
+		if (a == v || b == v)
+			continue;
+		d->neq[n][0] = a > v ? a - 1 : a;
+		d->neq[n][1] = b > v ? b - 1 : b;
+		n++;
+	}
+	d->nneq = n;
+	return d;
+}
+
+/* --- theories --------------------------------------------------------- */
+
+static void
+th_free(struct th *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->c.n; i++)
+		free(t->c.v[i]);
+	free(t->c.v);
+	free(t->size);
+	free(t->type);
+	free(t);
+}
+
+static int
+th_add_block(struct th *t, int64_t size, int type)
+{
+	if (t->nb == t->capb) {
+		int cap = t->capb ? 2 * t->capb : 8;
+		int64_t *s = xrealloc(t->size, (size_t)cap * sizeof *s);
+		int *ty;
+		if (!s)
+			return -1;
+		t->size = s;
+		if (!(ty = xrealloc(t->type, (size_t)cap * sizeof *ty)))
+			return -1;
+		t->type = ty;
+		t->capb = cap;
+	}
+	t->size[t->nb] = size;
+	t->type[t->nb] = type;
+	return t->nb++;
+}
+
+/* A theory with t's blocks and no clauses. */
+static struct th *
+th_empty_like(const struct th *t)
+{
+	struct th *d = xcalloc(1, sizeof *d);
+
+	if (!d)
+		return NULL;
+	d->capb = t->nb > 0 ? t->nb : 1;
+	d->size = xmalloc((size_t)d->capb * sizeof *d->size);
+	d->type = xmalloc((size_t)d->capb * sizeof *d->type);
+	if (!d->size || !d->type) {
+		th_free(d);
+		return NULL;
+	}
+	d->nb = t->nb;
+	memcpy(d->size, t->size, (size_t)t->nb * sizeof *d->size);
+	memcpy(d->type, t->type, (size_t)t->nb * sizeof *d->type);
+	return d;
+}
+
+/* Takes c: frees it when it cannot be added. */
+static int
+th_push(struct th *t, struct cl *c)
+{
+	if (!c)
+		return -1;
+	if (VEC_PUSH(t->c, c) < 0) {
+		free(c);
+		return -1;
+	}
+	return 0;
+}
+
+static struct th *
+th_copy(const struct th *t)
+{
+	struct th *d = th_empty_like(t);
+
+	for (size_t i = 0; d && i < t->c.n; i++)
+		if (th_push(d, cl_copy(t->c.v[i])) < 0) {
+			th_free(d);
+			return NULL;
+		}
+	return d;
+}
+
+/* --- counting --------------------------------------------------------- */
+
+static double
+falling(int64_t n, int k)
+{
+	double r = 1;
+
+	for (int i = 0; i < k; i++)
+		r *= (double)(n - i);
+	return n < k ? 0 : r;
+}
+
+static void
+part_rec(const struct cl *c, const int *vs, int m, int i, int *cls, int k,
+    int64_t n, double *sum)
+{
+	if (i == m) {
+		*sum += falling(n, k);
+		return;
+	}
+	for (int j = 0; j <= k; j++) {
+		int ok = 1;
+		for (int u = 0; u < i && ok; u++)
+			if (cls[u] == j && cl_has_neq(c, vs[u], vs[i]))
+				ok = 0;
+		if (!ok)
+			continue;
+		cls[i] = j;
+		part_rec(c, vs, m, i + 1, cls, j == k ? k + 1 : k, n, sum);
+	}
+}
+
+/* Groundings of c: per block, the proper colourings of its inequality
+ * graph with the block's constants (a sum over partitions of the
+ * variables into independent sets). */
+static double
+cl_count(const struct cl *c, const int64_t *size)
+{
+	double r = 1;
+	int vs[64], cls[64];
+
+	for (int v = 0; v < c->nvars && r > 0; v++) {
+		int b = c->blk[v], m = 0, first = 1;
+		for (int u = 0; u < v && first; u++)
+			first = c->blk[u] != b;
+		if (!first)
+			continue;
+		for (int u = v; u < c->nvars; u++) {
+			int has = 0;
+			if (c->blk[u] != b)
+				continue;
+			for (int i = 0; i < c->nneq && !has; i++)
+				has = c->neq[i][0] == u || c->neq[i][1] == u;
+			if (has && m < 64)
+				vs[m++] = u;
+			else
+				r *= (double)size[b];
+		}
+		if (m) {
+			double s = 0;
+			part_rec(c, vs, m, 0, cls, 0, size[b], &s);
+			r *= s;
+		}
+	}
+	return r;
+}
+
+/* The class key of literal l: pred, then per argument its block and the
+ * first argument with the same variable.  Returns its length. */
+static size_t
+lit_key(const struct eng *g, const struct cl *c, const struct lit *l,
+    int *key)
+{
+	int a = arity(g, l->pred);
+	const int *x = c->arg + l->off;
+
+	key[0] = l->pred;
+	for (int i = 0; i < a; i++) {
+		int f = 0;
+		while (x[f] != x[i])
+			f++;
+		key[1 + 2 * i] = c->blk[x[i]];
+		key[2 + 2 * i] = f;
+	}
+	return 1 + 2 * (size_t)a;
+}
+
+/* Ground atoms of the class of literal l. */
+static double
+lit_atoms(const struct eng *g, const struct cl *c, const struct lit *l,
+    const int64_t *size)
+{
+	int a = arity(g, l->pred), per[64], nper = 0, cnt[64];
+	const int *x = c->arg + l->off;
+	double r = 1;
+
+	for (int i = 0; i < a; i++) {
+		int dup = 0, b = c->blk[x[i]], k;
+		for (int j = 0; j < i && !dup; j++)
+			dup = x[j] == x[i];
+		if (dup)
+			continue;
+		for (k = 0; k < nper && per[k] != b; k++)
+			;
+		if (k == nper) {
+			per[nper] = b;
+			cnt[nper++] = 0;
+		}
+		cnt[k]++;
+	}
+	for (int k = 0; k < nper; k++)
+		r *= falling(size[per[k]], cnt[k]);
+	return r;
+}
+
+/* --- the class index of a theory ------------------------------------- */
+
+struct occ {
+	const int *key;
+	size_t len;
+	int cl, li;
+};
+
+struct index {
+	int nocc, ncls;
+	struct occ *occ;       /* sorted by key */
+	int *keybuf;
+	int *lpos;             /* per clause: its first literal in cls_of */
+	int *cls_of;           /* per literal (clause order): class */
+	int *first;            /* per class: its first occurrence in occ */
+	double *atoms;         /* per class */
+	int *slots;            /* per class: variables in blocks of size > 1 */
+	int *big;              /* per class: one block of size > 1, or -1 */
+	double total;          /* atoms of all classes */
+};
+
+static int
+occ_cmp(const void *a, const void *b)
+{
+	const struct occ *x = a, *y = b;
+
+	if (x->len != y->len)
+		return x->len < y->len ? -1 : 1;
+	return memcmp(x->key, y->key, x->len * sizeof *x->key);
+}
+
+static void
+index_free(struct index *ix)
+{
+	free(ix->occ);
+	free(ix->keybuf);
+	free(ix->lpos);
+	free(ix->cls_of);
+	free(ix->first);
+	free(ix->atoms);
+	free(ix->slots);
+	free(ix->big);
+	memset(ix, 0, sizeof *ix);
+}
+
+static int
+index_build(const struct eng *g, const struct th *t, struct index *ix)
+{
+	size_t nl = 0, kmax = 1;
+	int *kp;
+
+	memset(ix, 0, sizeof *ix);
+	for (size_t i = 0; i < t->c.n; i++) {
+		nl += (size_t)t->c.v[i]->nlits;
+		for (int k = 0; k < t->c.v[i]->nlits; k++) {
+			size_t a = 1 + 2 * (size_t)arity(g, t->c.v[i]->lit[k].pred);
+			if (a > kmax)
+				kmax = a;
+		}
+	}
+	ix->occ = xmalloc((nl + 1) * sizeof *ix->occ);
+	ix->keybuf = xmalloc((nl * kmax + 1) * sizeof *ix->keybuf);
+	ix->lpos = xmalloc((t->c.n + 1) * sizeof *ix->lpos);
+	ix->cls_of = xmalloc((nl + 1) * sizeof *ix->cls_of);
+	ix->first = xmalloc((nl + 1) * sizeof *ix->first);
+	ix->atoms = xmalloc((nl + 1) * sizeof *ix->atoms);
+	ix->slots = xmalloc((nl + 1) * sizeof *ix->slots);
+	ix->big = xmalloc((nl + 1) * sizeof *ix->big);
+	if (!ix->occ || !ix->keybuf || !ix->lpos || !ix->cls_of || !ix->first ||
+	    !ix->atoms || !ix->slots || !ix->big) {
+		index_free(ix);
+		return -1;
+	}
+	kp = ix->keybuf;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		ix->lpos[i] = ix->nocc;
+		for (int k = 0; k < c->nlits; k++) {
+			struct occ *o = &ix->occ[ix->nocc++];
+			o->len = lit_key(g, c, &c->lit[k], kp);
+			o->key = kp;
+			o->cl = (int)i;
+			o->li = k;
+			kp += o->len;
+		}
+	}
+	qsort(ix->occ, (size_t)ix->nocc, sizeof *ix->occ, occ_cmp);
+	for (int i = 0; i < ix->nocc; i++) {
+		const struct occ *o = &ix->occ[i];
+		if (i == 0 || occ_cmp(o, o - 1) != 0) {
+			const struct cl *c = t->c.v[o->cl];
+			const struct lit *l = &c->lit[o->li];
+			int s = 0, big = -1;
+			ix->first[ix->ncls] = i;
+			ix->atoms[ix->ncls] = lit_atoms(g, c, l, t->size);
+			ix->total += ix->atoms[ix->ncls];
+			for (int a = 0; a < arity(g, l->pred); a++)
+				if ((int)o->key[2 + 2 * a] == a &&
+				    t->size[o->key[1 + 2 * a]] > 1) {
+					s++;
+					if (big < 0 || t->size[o->key[1 + 2 * a]] <
+					    t->size[big])
+						big = o->key[1 + 2 * a];
+				}
+			ix->slots[ix->ncls] = s;
+			ix->big[ix->ncls] = big;
+			ix->ncls++;
+		}
+		ix->cls_of[ix->lpos[o->cl] + o->li] = ix->ncls - 1;
+	}
+	return 0;
+}
+
+/* --- simplification --------------------------------------------------- */
+
+/* Splits clauses until every literal keeps its distinct variables of one
+ * block apart, and drops clauses without groundings. */
+static int
+normalise(const struct eng *g, struct th *t)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < t->c.n; i++) {
+		struct cl *c = t->c.v[i];
+		int u = -1, v = -1;
+		for (int k = 0; k < c->nlits && u < 0; k++) {
+			const int *x = c->arg + c->lit[k].off;
+			int n = arity(g, c->lit[k].pred);
+			for (int a = 0; a < n && u < 0; a++)
+				for (int b = 0; b < a && u < 0; b++)
+					if (x[a] != x[b] && c->blk[x[a]] == c->blk[x[b]] &&
+					    !cl_has_neq(c, x[a], x[b])) {
+						u = x[a] < x[b] ? x[a] : x[b];
+						v = x[a] < x[b] ? x[b] : x[a];
+					}
+		}
+		if (u >= 0) {
+			struct cl *m = cl_merge(c, u, v), *n = cl_add_neq(c, u, v);
+			if (!m || !n) {
+				free(m);
+				free(n);
+				return -1;
+			}
+			free(c);
+			t->c.v[i] = m;
+			if (th_push(t, n) < 0)
+				return -1;
+			i--;
+			continue;
+		}
+	}
+	for (size_t i = 0; i < t->c.n; i++) {
+		if (cl_count(t->c.v[i], t->size) > 0)
+			t->c.v[keep++] = t->c.v[i];
+		else
+			free(t->c.v[i]);
+	}
+	t->c.n = keep;
+	return 0;
+}
+
+static int
+asg_eval(const struct asg *as, const int *key, size_t len)
+{
+	for (int i = 0; as && i < as->n; i++)
+		if (as->len[i] == len && !memcmp(as->key[i], key, len * sizeof *key))
+			return as->truth[i];
+	return -1;
+}
+
+static int
+lit_same_atom(const struct eng *g, const struct cl *c, const struct lit *a,
+    const struct lit *b)
+{
+	return a->pred == b->pred && !memcmp(c->arg + a->off, c->arg + b->off,
+	    (size_t)arity(g, a->pred) * sizeof *c->arg);
+}
+
+/* Simplifies t in place under assignment as: literals of assigned
+ * classes are evaluated, satisfied groundings leave (their weight to
+ * *konst), falsified literals go, duplicate literals merge, tautologies
+ * leave, and variables in no literal are counted out.  A hard clause
+ * falsified everywhere makes *konst -inf. */
+struct units {
+	int *v;                /* entries: length, truth, key */
+	size_t n, cap;
+};
+
+static int
+units_eval(const struct units *u, const int *key, size_t len)
+{
+	for (size_t i = 0; i < u->n; i += 2 + (size_t)u->v[i])
+		if ((size_t)u->v[i] == len && !memcmp(u->v + i + 2, key, len *
+		    sizeof *key))
+			return u->v[i + 1];
+	return -1;
+}
+
+static int
+simplify_pass(struct eng *g, struct th *t, const struct asg *as,
+    const struct units *u, double *konst)
+{
+	size_t keep = 0;
+	int key[130];
+
+	*konst = 0;
+	if (normalise(g, t) < 0)
+		return -1;
+	for (size_t i = 0; i < t->c.n; i++) {
+		struct cl *c = t->c.v[i], *d;
+		double cnt = cl_count(c, t->size);
+		int sat = 0, nk = 0, kept[64], nargs = 0, changed = 0;
+		for (int k = 0; k < c->nlits && !sat; k++) {
+			const struct lit *l = &c->lit[k];
+			size_t kl = lit_key(g, c, l, key);
+			int dup = 0, tv = as ? asg_eval(as, key, kl) : -1;
+			if (tv < 0)
+				tv = units_eval(u, key, kl);
+			if (tv >= 0) {
+				if (tv != l->neg)
+					sat = 1;
+				changed = 1;
+				continue;
+			}
+			for (int j = 0; j < nk && !sat && !dup; j++)
+				if (lit_same_atom(g, c, &c->lit[kept[j]], l)) {
+					if (c->lit[kept[j]].neg != l->neg)
+						sat = 1;
+					dup = 1;
+				}
+			if (dup) {
+				changed = 1;
+				continue;
+			}
+			if (nk == 64)
+				goto fail;
+			kept[nk++] = k;
+			nargs += arity(g, l->pred);
+		}
+		if (sat) {
+			if (!c->hard)
+				*konst += c->w * cnt;
+			free(c);
+			continue;
+		}
+		if (nk == 0) {
+			if (c->hard)
+				*konst = -INFINITY;
+			free(c);
+			continue;
+		}
+		if (changed) {
+			if (!(d = cl_new(c->nvars, c->nneq, nk, nargs)))
+				goto fail;
+			d->w = c->w;
+			d->hard = c->hard;
+			memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
+			memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
+			nargs = 0;
+			for (int j = 0; j < nk; j++) {
+				const struct lit *l = &c->lit[kept[j]];
+				int a = arity(g, l->pred);
+				d->lit[j] = *l;
+				d->lit[j].off = nargs;
+				memcpy(d->arg + nargs, c->arg + l->off, (size_t)a *
+				    sizeof *d->arg);
+				nargs += a;
+			}
+			free(c);
+			c = d;
+		}
+		/* variables in no literal whose inequality partners are pairwise
+		 * distinct have the same number of values in every grounding */
+		for (int v = c->nvars - 1; v >= 0; v--) {
+			int used = 0, nb[64], deg = 0, clique = 1;
+			for (int a = 0; a < c->nargs && !used; a++)
+				used = c->arg[a] == v;
+			if (used)
+				continue;
+			for (int j = 0; j < c->nneq && deg < 64; j++)
+				if (c->neq[j][0] == v || c->neq[j][1] == v)
+					nb[deg++] = c->neq[j][0] ^ c->neq[j][1] ^ v;
+			for (int a = 0; a < deg && clique; a++)
+				for (int b = 0; b < a && clique; b++)
+					clique = cl_has_neq(c, nb[a], nb[b]);
+			if (!clique)
+				continue;
+			if (!(d = cl_drop_var(c, v)))
+				goto fail;
+			if (!c->hard)
+				d->w *= (double)(t->size[c->blk[v]] - deg);
+			free(c);
+			c = d;
+		}
+		t->c.v[keep++] = c;
+		continue;
+fail:
+		t->c.v[keep++] = c;
+		while (++i < t->c.n)
+			t->c.v[keep++] = t->c.v[i];
+		t->c.n = keep;
+		return -1;
+	}
+	t->c.n = keep;
+	return 0;
+}
+
+/* simplify_pass() until no hard clause is a single literal: such a
+ * clause fixes every atom of its class (lifted unit propagation).
+ * *assigned gets the atoms so fixed. */
+static int
+simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
+    double *assigned)
+{
+	struct units u = { 0 };
+	int key[130];
+
+	*konst = 0;
+	*assigned = 0;
+	for (;;) {
+		double k;
+		int added = 0;
+		if (simplify_pass(g, t, as, &u, &k) < 0) {
+			free(u.v);
+			return -1;
+		}
+		*konst += k;
+		if (*konst == -INFINITY)
+			break;
+		for (size_t i = 0; i < t->c.n; i++) {
+			const struct cl *c = t->c.v[i];
+			size_t kl;
+			if (!c->hard || c->nlits != 1)
+				continue;
+			kl = lit_key(g, c, &c->lit[0], key);
+			if ((as && asg_eval(as, key, kl) >= 0) ||
+			    units_eval(&u, key, kl) >= 0)
+				continue;
+			if (vec_grow_((void **)&u.v, &u.cap, u.n + 2 + kl,
+			    sizeof *u.v)) {
+				free(u.v);
+				return -1;
+			}
+			u.v[u.n] = (int)kl;
+			u.v[u.n + 1] = !c->lit[0].neg;
+			memcpy(u.v + u.n + 2, key, kl * sizeof *key);
+			u.n += 2 + kl;
+			*assigned += lit_atoms(g, c, &c->lit[0], t->size);
+			added = 1;
+		}
+		if (!added)
+			break;
+	}
+	free(u.v);
+	return 0;
+}
+
+/* Splits block b: variables of b in each clause take b or nb in every
+ * combination (inequalities across the two are implied). */
+static int
+split_clauses(struct th *t, int b, int nb)
+{
+	size_t n0 = t->c.n;
+
+	for (size_t i = 0; i < n0; i++) {
+		struct cl *c = t->c.v[i];
+		int vs[20], m = 0;
+		for (int v = 0; v < c->nvars; v++)
+			if (c->blk[v] == b) {
+				if (m == 20)
+					return -1;
+				vs[m++] = v;
+			}
+		for (uint32_t mask = 1; m && mask < (1u << m); mask++) {
+			struct cl *d = cl_copy(c);
+			int n = 0;
+			if (!d)
+				return -1;
+			for (int j = 0; j < m; j++)
+				if (mask >> j & 1)
+					d->blk[vs[j]] = nb;
+			for (int j = 0; j < d->nneq; j++)
+				if (d->blk[d->neq[j][0]] == d->blk[d->neq[j][1]])
+					memcpy(d->neq[n++], d->neq[j], sizeof d->neq[j]);
+			d->nneq = n;
+			if (th_push(t, d) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* --- cache ------------------------------------------------------------ */
+
+struct ibuf {
+	int *v;
+	size_t n, cap;
+};
+
+static void
+ib_add(struct ibuf *b, int x, int *oom)
+{
+	if (*oom || vec_grow_((void **)&b->v, &b->cap, b->n + 1, sizeof *b->v)) {
+		*oom = 1;
+		return;
+	}
+	b->v[b->n++] = x;
+}
+
+static void
+ib_add64(struct ibuf *b, uint64_t x, int *oom)
+{
+	ib_add(b, (int)(uint32_t)(x >> 32), oom);
+	ib_add(b, (int)(uint32_t)x, oom);
+}
+
+static uint64_t
+dbits(double w)
+{
+	uint64_t u;
+	memcpy(&u, &w, sizeof u);
+	return u;
+}
+
+struct sig {
+	int *s;
+	size_t n;
+	int cl;
+};
+
+static int
+sig_cmp(const void *a, const void *b)
+{
+	const struct sig *x = a, *y = b;
+	size_t n = x->n < y->n ? x->n : y->n;
+	int r = memcmp(x->s, y->s, n * sizeof *x->s);
+
+	return r ? r : x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* A key of t up to renaming of blocks and predicates: clauses sorted by
+ * a renaming-free signature, then written with blocks and predicates
+ * numbered in order of appearance, then the blocks' sizes.  Equal keys
+ * mean isomorphic theories (the converse may miss). */
+static int
+cache_key(const struct eng *g, const struct th *t, struct ibuf *key)
+{
+	struct ibuf sb = { 0 };
+	struct sig *sg = xmalloc((t->c.n + 1) * sizeof *sg);
+	int *bmap = xmalloc(((size_t)t->nb + 1) * sizeof *bmap);
+	int *pmap = xmalloc((g->ct->m->preds.n + 1) * sizeof *pmap);
+	int *border = xmalloc(((size_t)t->nb + 1) * sizeof *border);
+	int oom = !sg || !bmap || !pmap || !border, nbm = 0, npm = 0;
+	size_t *off = xmalloc((t->c.n + 1) * sizeof *off);
+
+	oom |= !off;
+	for (size_t i = 0; i < t->c.n && !oom; i++) {
+		const struct cl *c = t->c.v[i];
+		off[i] = sb.n;
+		ib_add(&sb, c->hard, &oom);
+		ib_add64(&sb, dbits(c->w), &oom);
+		ib_add(&sb, c->nvars, &oom);
+		ib_add(&sb, c->nneq, &oom);
+		ib_add(&sb, c->nlits, &oom);
+		for (int v = 0; v < c->nvars; v++)
+			ib_add64(&sb, (uint64_t)t->size[c->blk[v]], &oom);
+		for (int k = 0; k < c->nlits; k++) {
+			ib_add(&sb, c->lit[k].neg, &oom);
+			ib_add(&sb, arity(g, c->lit[k].pred), &oom);
+			for (int a = 0; a < arity(g, c->lit[k].pred); a++)
+				ib_add(&sb, c->arg[c->lit[k].off + a], &oom);
+		}
+		for (int j = 0; j < c->nneq; j++) {
+			ib_add(&sb, c->neq[j][0], &oom);
+			ib_add(&sb, c->neq[j][1], &oom);
+		}
+	}
+	for (size_t i = 0; i < t->c.n && !oom; i++) {
+		sg[i].s = sb.v + off[i];
+		sg[i].n = (i + 1 < t->c.n ? off[i + 1] : sb.n) - off[i];
+		sg[i].cl = (int)i;
+	}
+	if (!oom) {
+		qsort(sg, t->c.n, sizeof *sg, sig_cmp);
+		for (int b = 0; b < t->nb; b++)
+			bmap[b] = -1;
+		for (size_t p = 0; p < g->ct->m->preds.n; p++)
+			pmap[p] = -1;
+	}
+	key->n = 0;
+	for (size_t i = 0; i < t->c.n && !oom; i++) {
+		const struct cl *c = t->c.v[sg[i].cl];
+		ib_add(key, c->hard, &oom);
+		ib_add64(key, dbits(c->w), &oom);
+		ib_add(key, c->nvars, &oom);
+		ib_add(key, c->nneq, &oom);
+		ib_add(key, c->nlits, &oom);
+		for (int v = 0; v < c->nvars; v++) {
+			if (bmap[c->blk[v]] < 0) {
+				border[nbm] = c->blk[v];
+				bmap[c->blk[v]] = nbm++;
+			}
+			ib_add(key, bmap[c->blk[v]], &oom);
+		}
+		for (int j = 0; j < c->nneq; j++) {
+			ib_add(key, c->neq[j][0], &oom);
+			ib_add(key, c->neq[j][1], &oom);
+		}
+		for (int k = 0; k < c->nlits; k++) {
+			const struct lit *l = &c->lit[k];
+			if (pmap[l->pred] < 0)
+				pmap[l->pred] = npm++;
+			ib_add(key, pmap[l->pred], &oom);
+			ib_add(key, l->neg, &oom);
+			for (int a = 0; a < arity(g, l->pred); a++)
+				ib_add(key, c->arg[l->off + a], &oom);
+		}
+	}
+	for (int b = 0; b < nbm && !oom; b++)
+		ib_add64(key, (uint64_t)t->size[border[b]], &oom);
+	free(sb.v);
+	free(sg);
+	free(bmap);
+	free(pmap);
+	free(border);
+	free(off);
+	return oom ? -1 : 0;
+}
+
+static struct centry *
+cache_find(struct eng *g, const struct ibuf *key, uint64_t h)
+{
+	size_t mask = g->capcache - 1;
+
+	if (!g->capcache)
+		return NULL;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		struct centry *c = &g->cache[i];
+		if (!c->key)
+			return c;
+		if (c->h == h && c->len == key->n &&
+		    !memcmp(c->key, key->v, key->n * sizeof *key->v))
+			return c;
+	}
+}
+
+/* Stores a result; a full cache (or no memory) just stops caching. */
+static void
+cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val)
+{
+	struct centry *c;
+
+	if (g->cache_ints + key->n > ((size_t)64 << 20))
+		return;
+	if (2 * (g->ncache + 1) > g->capcache) {
+		size_t cap = g->capcache ? 2 * g->capcache : 1024;
+		struct centry *n = xcalloc(cap, sizeof *n), *old = g->cache;
+		size_t oc = g->capcache;
+		if (!n)
+			return;
+		g->cache = n;
+		g->capcache = cap;
+		for (size_t i = 0; i < oc; i++)
+			if (old[i].key) {
+				size_t j = old[i].h & (cap - 1);
+				while (n[j].key)
+					j = (j + 1) & (cap - 1);
+				n[j] = old[i];
+			}
+		free(old);
+	}
+	c = cache_find(g, key, h);
+	if (c->key)
+		return;
+	if (!(c->key = xmalloc(key->n * sizeof *key->v + 1)))
+		return;
+	memcpy(c->key, key->v, key->n * sizeof *key->v);
+	c->len = key->n;
+	c->h = h;
+	c->val = val;
+	g->ncache++;
+	g->cache_ints += key->n;
+}
+
+/* --- the rules -------------------------------------------------------- */
+
+static int solve(struct eng *g, struct th *t, double *out);
+
+/* Simplifies child (under as) whose unknown atoms were `expected`, and
+ * solves it; *out gets its log Z with constants and free atoms.  Takes
+ * child. */
+static int
+solve_child(struct eng *g, struct th *child, const struct asg *as,
+    double expected, double *out)
+{
+	struct index ix;
+	double konst, z, assigned;
+
+	if (simplify(g, child, as, &konst, &assigned) < 0) {
+		th_free(child);
+		return err_oom(g->e);
+	}
+	if (konst == -INFINITY) {
+		th_free(child);
+		*out = -INFINITY;
+		return 0;
+	}
+	if (index_build(g, child, &ix) < 0) {
+		th_free(child);
+		return err_oom(g->e);
+	}
+	konst += (expected - assigned - ix.total) * LOG2;
+	index_free(&ix);
+	if (solve(g, child, &z))
+		return g->e->status;
+	*out = konst + z;
+	return 0;
+}
+
+static int
+find_root(int *uf, int x)
+{
+	while (uf[x] != x)
+		x = uf[x] = uf[uf[x]];
+	return x;
+}
+
+/* AND decomposition: returns 1 and solves when t has several
+ * components. Takes t in that case. */
+static int
+decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
+    int *rc)
+{
+	int n = (int)t->c.n, *uf = xmalloc(((size_t)n + 1) * sizeof *uf);
+	int *comp = xmalloc(((size_t)n + 1) * sizeof *comp), ncomp = 0;
+	struct th **parts = NULL;
+	double sum = 0;
+
+	*rc = 0;
+	if (!uf || !comp) {
+		free(uf);
+		free(comp);
+		*rc = err_oom(g->e);
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		uf[i] = i;
+	for (int i = 1; i < ix->nocc; i++)
+		if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
+			int a = find_root(uf, ix->occ[i].cl);
+			int b = find_root(uf, ix->occ[i - 1].cl);
+			if (a != b)
+				uf[a] = b;
+		}
+	for (int i = 0; i < n; i++)
+		comp[i] = -1;
+	for (int i = 0; i < n; i++) {
+		int r = find_root(uf, i);
+		if (comp[r] < 0)
+			comp[r] = ncomp++;
+	}
+	if (ncomp < 2) {
+		free(uf);
+		free(comp);
+		return 0;
+	}
+	g->st.decompositions++;
+	if (!(parts = xcalloc((size_t)ncomp, sizeof *parts)))
+		goto oom;
+	for (int k = 0; k < ncomp; k++)
+		if (!(parts[k] = th_empty_like(t)))
+			goto oom;
+	for (int i = 0; i < n; i++) {
+		if (th_push(parts[comp[find_root(uf, i)]], t->c.v[i]) < 0) {
+			for (int j = i + 1; j < n; j++)
+				free(t->c.v[j]);
+			t->c.n = 0;
+			goto oom;
+		}
+		t->c.v[i] = NULL;
+	}
+	t->c.n = 0;
+	th_free(t);
+	t = NULL;
+	for (int k = 0; k < ncomp; k++) {
+		double z;
+		struct th *p = parts[k];
+		parts[k] = NULL;
+		if (solve(g, p, &z)) {
+			*rc = g->e->status;
+			break;
+		}
+		sum += z;
+	}
+	*out = sum;
+	goto done;
+oom:
+	*rc = err_oom(g->e);
+	th_free(t);
+done:
+	for (int k = 0; parts && k < ncomp; k++)
+		th_free(parts[k]);
+	free(parts);
+	free(uf);
+	free(comp);
+	return 1;
+}
+
+/* Power rule: a block b and, in every clause, a variable of b in every
+ * literal, at the same argument of each class, and distinct from the
+ * clause's other variables of b.  Fills x[clause]. */
+static int
+power_rec(const struct eng *g, const struct th *t, const struct index *ix,
+    int b, int i, int *x, int *cpos)
+{
+	const struct cl *c;
+
+	if (i == (int)t->c.n)
+		return 1;
+	c = t->c.v[i];
+	for (int v = 0; v < c->nvars; v++) {
+		int ok = c->blk[v] == b, set[64], nset = 0;
+		for (int u = 0; u < c->nvars && ok; u++)
+			if (u != v && c->blk[u] == b && !cl_has_neq(c, u, v))
+				ok = 0;
+		for (int k = 0; k < c->nlits && ok; k++) {
+			const struct lit *l = &c->lit[k];
+			int cls = ix->cls_of[ix->lpos[i] + k], pos = -1;
+			for (int a = 0; a < arity(g, l->pred) && pos < 0; a++)
+				if (c->arg[l->off + a] == v)
+					pos = a;
+			if (pos < 0)
+				ok = 0;
+			else if (cpos[cls] < 0) {
+				cpos[cls] = pos;
+				if (nset < 64)
+					set[nset++] = cls;
+				else
+					ok = 0;
+			} else if (cpos[cls] != pos)
+				ok = 0;
+		}
+		if (ok) {
+			x[i] = v;
+			if (power_rec(g, t, ix, b, i + 1, x, cpos))
+				return 1;
+		}
+		for (int j = 0; j < nset; j++)
+			cpos[set[j]] = -1;
+	}
+	return 0;
+}
+
+static int
+power(struct eng *g, struct th *t, const struct index *ix, double *out,
+    int *rc)
+{
+	int *x = xmalloc((t->c.n + 1) * sizeof *x);
+	int *cpos = xmalloc(((size_t)ix->ncls + 1) * sizeof *cpos), best = -1;
+
+	*rc = 0;
+	if (!x || !cpos) {
+		free(x);
+		free(cpos);
+		*rc = err_oom(g->e);
+		return 1;
+	}
+	for (int b = 0; b < t->nb; b++) {
+		int ok;
+		if (t->size[b] < 2 || (best >= 0 && t->size[b] <= t->size[best]))
+			continue;
+		for (int k = 0; k < ix->ncls; k++)
+			cpos[k] = -1;
+		ok = power_rec(g, t, ix, b, 0, x, cpos);
+		if (ok)
+			best = b;
+	}
+	if (best >= 0) {
+		int64_t n = t->size[best];
+		int nb;
+		double z;
+		for (int k = 0; k < ix->ncls; k++)
+			cpos[k] = -1;
+		(void)power_rec(g, t, ix, best, 0, x, cpos);
+		g->st.powers++;
+		if ((nb = th_add_block(t, 1, t->type[best])) < 0) {
+			*rc = err_oom(g->e);
+			th_free(t);
+			goto done;
+		}
+		t->size[best] = n - 1;
+		for (size_t i = 0; i < t->c.n; i++) {
+			struct cl *c = t->c.v[i];
+			int m = 0;
+			c->blk[x[i]] = nb;
+			for (int j = 0; j < c->nneq; j++)
+				if (c->neq[j][0] != x[i] && c->neq[j][1] != x[i])
+					memcpy(c->neq[m++], c->neq[j], sizeof c->neq[j]);
+			c->nneq = m;
+		}
+		if ((*rc = solve_child(g, t, NULL, ix->total / (double)n, &z)) == 0)
+			*out = (double)n * z;
+	}
+done:
+	free(x);
+	free(cpos);
+	return best >= 0;
+}
+
+static int
+is_aux(const struct eng *g, const struct index *ix, int k)
+{
+	return g->ct->m->preds.v[ix->occ[ix->first[k]].key[0]].aux;
+}
+
+/* The class to branch on: the last one eliminated by the order's rule
+ * (population order: the smallest), over the classes' interaction graph
+ * (classes in one clause are neighbours). */
+static int
+pick_class(const struct eng *g, const struct th *t, const struct index *ix)
+{
+	int n = ix->ncls, best = 0;
+	uint64_t *pf = NULL, alive = 0;
+	int npf = 0, last = 0;
+
+	if (g->o.order == ENG_POPULATION || n > 64) {
+		for (int k = 1; k < n; k++) {
+			int ak = is_aux(g, ix, k), ab = is_aux(g, ix, best);
+			if (ak != ab) {
+				if (ab)
+					best = k;
+				continue;
+			}
+			if (ix->atoms[k] < ix->atoms[best] ||
+			    (ix->atoms[k] == ix->atoms[best] &&
+			    ix->slots[k] < ix->slots[best]))
+				best = k;
+		}
+		return best;
+	}
+	if (!(pf = xmalloc((t->c.n + (size_t)n + 1) * sizeof *pf)))
+		return 0;
+	for (size_t i = 0; i < t->c.n; i++) {
+		uint64_t s = 0;
+		for (int k = 0; k < t->c.v[i]->nlits; k++)
+			s |= (uint64_t)1 << ix->cls_of[ix->lpos[i] + k];
+		pf[npf++] = s;
+	}
+	alive = n == 64 ? ~(uint64_t)0 : ((uint64_t)1 << n) - 1;
+	for (int step = 0; step < n; step++) {
+		int pick = -1;
+		double pv = 0, pcf = 0;
+		for (int v = 0; v < n; v++) {
+			uint64_t nbh = 0;
+			double val = 0, cf = log1p(ix->atoms[v]);
+			if (!(alive >> v & 1))
+				continue;
+			for (int f = 0; f < npf; f++)
+				if (pf[f] >> v & 1)
+					nbh |= pf[f];
+			nbh &= ~((uint64_t)1 << v);
+			if (is_aux(g, ix, v))
+				val = -1e12;  /* defined by the others: branch last */
+			else if (g->o.order == ENG_MIN_TABLE) {
+				/* more than one logical variable first (largest
+				 * first), then the smallest table made */
+				if (ix->slots[v] >= 2)
+					val = -1e6 * ix->slots[v] - cf;
+				else
+					for (int u = 0; u < n; u++)
+						if (nbh >> u & 1)
+							val += log1p(ix->atoms[u]);
+			} else {
+				for (int a = 0; a < n; a++)
+					for (int b = 0; b < a; b++) {
+						int adj = 0;
+						if (!(nbh >> a & 1) || !(nbh >> b & 1))
+							continue;
+						for (int f = 0; f < npf && !adj; f++)
+							adj = (pf[f] >> a & 1) && (pf[f] >> b & 1);
+						if (adj)
+							continue;
+						val += g->o.order == ENG_MIN_FILL ? 1 :
+						    (1 + ix->atoms[a]) * (1 + ix->atoms[b]);
+					}
+			}
+			if (pick < 0 || val < pv || (val == pv && cf > pcf)) {
+				pick = v;
+				pv = val;
+				pcf = cf;
+			}
+		}
+		/* eliminate: merge its parfactors into one without it */
+		{
+			uint64_t m = 0;
+			int k = 0;
+			for (int f = 0; f < npf; f++) {
+				if (pf[f] >> pick & 1)
+					m |= pf[f];
+				else
+					pf[k++] = pf[f];
+			}
+			m &= ~((uint64_t)1 << pick);
+			npf = k;
+			if (m)
+				pf[npf++] = m;
+		}
+		alive &= ~((uint64_t)1 << pick);
+		last = pick;
+	}
+	free(pf);
+	return last;
+}
+
+static double
+lchoose(int64_t n, int64_t k)
+{
+	return lgamma((double)n + 1) - lgamma((double)k + 1) -
+	    lgamma((double)(n - k) + 1);
+}
+
+/* Class cls's key with its block b (at the class's slot) replaced. */
+static void
+key_with(const int *key, size_t len, int b, int nb, int *out)
+{
+	memcpy(out, key, len * sizeof *key);
+	for (size_t i = 1; i < len; i += 2)
+		if (out[i] == b)
+			out[i] = nb;
+}
+
+/* Generalized binomial on class cls, whose one slot is in block b (or a
+ * single ground atom when b < 0): k of its atoms true, for every k. */
+static int
+binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
+    double *out)
+{
+	const struct occ *o = &ix->occ[ix->first[cls]];
+	int b = ix->big[cls], nb = -1, kt[130], kf[130], rc = 0;
+	int64_t n = b >= 0 ? t->size[b] : 1;
+	double expected = ix->total - ix->atoms[cls], *terms, max = -INFINITY;
+	long double sum = 0;
+	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
+
+	g->st.binomials++;
+	if (!(terms = xmalloc(((size_t)n + 1) * sizeof *terms)))
+		return err_oom(g->e);
+	if (b < 0) {
+		/* a single atom: true, then false */
+		memcpy(kt, o->key, o->len * sizeof *kt);
+		as.n = 1;
+		for (int v = 0; v < 2 && !rc; v++) {
+			struct th *c = th_copy(t);
+			as.truth[0] = !v;
+			if (!c)
+				rc = err_oom(g->e);
+			else
+				rc = solve_child(g, c, &as, expected, &terms[v]);
+		}
+		n = 1;
+	} else {
+		if ((nb = th_add_block(t, 0, t->type[b])) < 0)
+			rc = err_oom(g->e);
+		if (!rc && split_clauses(t, b, nb) < 0)
+			rc = err_oom(g->e);
+		key_with(o->key, o->len, b, b, kt);
+		key_with(o->key, o->len, b, nb, kf);
+		for (int64_t k = 0; k <= n && !rc; k++) {
+			struct th *c;
+			t->size[b] = k;
+			t->size[nb] = n - k;
+			if (!(c = th_copy(t))) {
+				rc = err_oom(g->e);
+				break;
+			}
+			rc = solve_child(g, c, &as, expected, &terms[k]);
+			if (!rc)
+				terms[k] += lchoose(n, k);
+		}
+	}
+	for (int64_t k = 0; k <= n && !rc; k++)
+		if (terms[k] > max)
+			max = terms[k];
+	for (int64_t k = 0; k <= n && !rc && max > -INFINITY; k++)
+		sum += expl((long double)(terms[k] - max));
+	if (!rc)
+		*out = max == -INFINITY ? max : max + (double)logl(sum);
+	free(terms);
+	return rc;
+}
+
+/* Grounds one constant of block b: b keeps the others. */
+static int
+ground_one(struct eng *g, struct th *t, const struct index *ix, int cls,
+    double *out)
+{
+	int b = ix->big[cls], nb;
+	const struct occ *o = &ix->occ[ix->first[cls]];
+	const struct mln_model *m = g->ct->m;
+
+	g->st.groundings++;
+	if (t->size[b] > g->st.largest_grounding)
+		g->st.largest_grounding = t->size[b];
+	snprintf(g->step, sizeof g->step, "grounding a block of %lld %s "
+	    "constants for %s/%d", (long long)t->size[b],
+	    m->types.v[t->type[b]].name, m->preds.v[o->key[0]].name,
+	    arity(g, o->key[0]));
+	if ((nb = th_add_block(t, 1, t->type[b])) < 0 ||
+	    split_clauses(t, b, nb) < 0) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	t->size[b]--;
+	return solve_child(g, t, NULL, ix->total, out);
+}
+
+static int
+limits(struct eng *g)
+{
+	g->st.nodes++;
+	if (g->o.max_nodes > 0 && g->st.nodes > g->o.max_nodes)
+		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
+		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
+		    "lis)", (long long)g->o.max_nodes, g->step[0] ? " while " : "",
+		    g->step);
+	if (g->o.max_seconds > 0 && (g->st.nodes & 255) == 0 &&
+	    now_s() - g->t0 > g->o.max_seconds)
+		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
+		    "--max-seconds %g%s%s: the theory does not lift (try --method "
+		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
+	return 0;
+}
+
+/* log Z of simplified theory t (not counting atoms outside its
+ * clauses).  Takes t. */
+static int
+solve(struct eng *g, struct th *t, double *out)
+{
+	struct index ix;
+	struct ibuf key = { 0 };
+	uint64_t h = 0;
+	int rc, cls;
+
+	if ((rc = limits(g))) {
+		th_free(t);
+		return rc;
+	}
+	if (t->c.n == 0) {
+		th_free(t);
+		*out = 0;
+		return 0;
+	}
+	if (index_build(g, t, &ix) < 0) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	if (decompose(g, t, &ix, out, &rc)) {
+		index_free(&ix);
+		return rc;
+	}
+	if (!g->o.no_cache) {
+		struct centry *c;
+		if (cache_key(g, t, &key) < 0) {
+			rc = err_oom(g->e);
+			goto done;
+		}
+		h = fnv1a(FNV_INIT, key.v, key.n * sizeof *key.v);
+		if ((c = cache_find(g, &key, h)) && c->key) {
+			g->st.cache_hits++;
+			*out = c->val;
+			th_free(t);
+			goto done;
+		}
+	}
+	if (power(g, t, &ix, out, &rc))
+		goto store;
+	cls = pick_class(g, t, &ix);
+	if (ix.slots[cls] <= 1)
+		rc = binomial(g, t, &ix, cls, out);
+	else
+		rc = ground_one(g, t, &ix, cls, out);
+	if (ix.slots[cls] <= 1)
+		th_free(t);
+store:
+	if (!rc && !g->o.no_cache)
+		cache_put(g, &key, h, *out);
+done:
+	free(key.v);
+	index_free(&ix);
+	return rc;
+}
+
+/* --- building --------------------------------------------------------- */
+
+struct conv {
+	const struct ct_clause *c;
+	const struct si_tuple *tu;
+	int nreps, rep[64], ri[64], choice[64];
+};
+
+static int
+conv_rec(struct eng *g, struct th *t, struct conv *cv, int r)
+{
+	const struct ct_clause *c = cv->c;
+	const struct si_tuple *tu = cv->tu;
+
+	if (r == cv->nreps) {
+		int nneq = 0, nargs = 0;
+		struct cl *d;
+		for (int k = 0; k < c->nlits; k++)
+			nargs += arity(g, c->lits[k].pred);
+		for (int j = 0; j < tu->nneq; j++)
+			nneq += cv->choice[cv->ri[tu->neq[j][0]]] ==
+			    cv->choice[cv->ri[tu->neq[j][1]]];
+		if (!(d = cl_new(cv->nreps, nneq, c->nlits, nargs)))
+			return -1;
+		d->w = c->weight;
+		d->hard = c->hard;
+		for (int v = 0; v < cv->nreps; v++)
+			d->blk[v] = cv->choice[v];
+		nneq = 0;
+		for (int j = 0; j < tu->nneq; j++) {
+			int a = cv->ri[tu->neq[j][0]], b = cv->ri[tu->neq[j][1]];
+			if (cv->choice[a] != cv->choice[b])
+				continue;
+			d->neq[nneq][0] = a < b ? a : b;
+			d->neq[nneq][1] = a < b ? b : a;
+			nneq++;
+		}
+		nargs = 0;
+		for (int k = 0; k < c->nlits; k++) {
+			const struct ct_lit *l = &c->lits[k];
+			d->lit[k].pred = l->pred;
+			d->lit[k].neg = l->neg;
+			d->lit[k].off = nargs;
+			for (int a = 0; a < arity(g, l->pred); a++)
+				d->arg[nargs++] = cv->ri[tu->rep[l->var[a]]];
+		}
+		return th_push(t, d);
+	}
+	{
+		int v = cv->rep[r], ty = tu->type[v];
+		for (int b = 0; b < g->ct->sp->nblocks[ty]; b++) {
+			if (!si_has(tu, v, b))
+				continue;
+			cv->choice[r] = g->boff[ty] + b;
+			if (conv_rec(g, t, cv, r + 1) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int
+eng_order_parse(const char *s)
+{
+	static const char *names[] = { "min-table", "population",
+	    "rel-min-fill", "min-fill" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+const char *
+eng_order_name(int order)
+{
+	static const char *names[] = { "min-table", "population",
+	    "rel-min-fill", "min-fill" };
+
+	return order >= 0 && order < 4 ? names[order] : "?";
+}
+
+int
+eng_new(const struct ct_theory *ct, const struct eng_opts *o,
+    struct eng **out, struct err *e)
+{
+	struct eng *g = xcalloc(1, sizeof *g);
+	int nt = ct->sp->ntypes, nb = 0;
+	struct index ix;
+	double konst, expected, assigned;
+
+	*out = NULL;
+	if (!g)
+		return err_oom(e);
+	g->ct = ct;
+	g->e = e;
+	if (o)
+		g->o = *o;
+	g->t0 = now_s();
+	if (!(g->boff = xcalloc((size_t)nt + 1, sizeof *g->boff)) ||
+	    !(g->top = xcalloc(1, sizeof *g->top)))
+		goto oom;
+	for (int ty = 0; ty < nt; ty++) {
+		g->boff[ty] = nb;
+		for (int b = 0; b < ct->sp->nblocks[ty]; b++, nb++)
+			if (th_add_block(g->top, ct->sp->size[ty][b], ty) < 0)
+				goto oom;
+	}
+	for (size_t i = 0; i < ct->clauses.n; i++) {
+		const struct ct_clause *c = &ct->clauses.v[i];
+		for (size_t k = 0; k < c->cons.v.n; k++) {
+			struct conv cv = { c, c->cons.v.v[k], 0, { 0 }, { 0 }, { 0 } };
+			if (c->nvars > 64) {
+				eng_free(g);
+				return err_set(e, SQLIFT_ELIMIT, "a clause with %d "
+				    "variables", c->nvars);
+			}
+			for (int v = 0; v < c->nvars; v++)
+				if (cv.tu->rep[v] == v) {
+					cv.ri[v] = cv.nreps;
+					cv.rep[cv.nreps++] = v;
+				}
+			if (conv_rec(g, g->top, &cv, 0) < 0)
+				goto oom;
+		}
+	}
+	if (normalise(g, g->top) < 0 || index_build(g, g->top, &ix) < 0)
+		goto oom;
+	expected = ix.total;
+	index_free(&ix);
+	if (simplify(g, g->top, NULL, &konst, &assigned) < 0 ||
+	    index_build(g, g->top, &ix) < 0)
+		goto oom;
+	g->top_atoms = ix.total;
+	index_free(&ix);
+	g->top_add = ct->log_const + ct->free_atoms * LOG2 + konst +
+	    (expected - assigned - g->top_atoms) * LOG2;
+	*out = g;
+	return 0;
+oom:
+	eng_free(g);
+	return err_oom(e);
+}
+
+void
+eng_free(struct eng *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->capcache; i++)
+		free(g->cache[i].key);
+	free(g->cache);
+	th_free(g->top);
+	free(g->boff);
+	free(g);
+}
+
+int
+eng_log_z(struct eng *g, double *log_z, struct err *e)
+{
+	struct th *t;
+	double z;
+
+	g->e = e;
+	if (g->top_done) {
+		*log_z = g->top_z;
+		return 0;
+	}
+	if (g->top_add == -INFINITY)
+		return err_set(e, SQLIFT_EZERO, "Z = 0: the hard formulas "
+		    "contradict the evidence");
+	if (!(t = th_copy(g->top)))
+		return err_oom(e);
+	if (solve(g, t, &z))
+		return e->status;
+	if (z == -INFINITY)
+		return err_set(e, SQLIFT_EZERO, "Z = 0: the hard formulas "
+		    "contradict each other or the evidence");
+	g->top_z = g->top_add + z;
+	g->top_done = 1;
+	*log_z = g->top_z;
+	return 0;
+}
+
+int
+eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
+    int *in_theory, double *log_z, struct err *e)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+	struct th *t = th_copy(g->top);
+	int key[130], nb[64];
+	size_t len = 1 + 2 * (size_t)p->arity;
+	struct asg as = { 1, { key }, { len }, { 1 } };
+	struct index ix;
+	int found = 0;
+	double konst, z, assigned;
+
+	g->e = e;
+	*in_theory = 0;
+	if (!t)
+		return err_oom(e);
+	key[0] = pred;
+	for (int i = 0; i < p->arity; i++) {
+		int b = g->boff[p->types[i]] + block[i];
+		key[2 + 2 * i] = eq[i];
+		if (eq[i] != i) {
+			key[1 + 2 * i] = nb[i] = nb[eq[i]];
+			continue;
+		}
+		if (t->size[b] > 1) {
+			if ((nb[i] = th_add_block(t, 1, t->type[b])) < 0 ||
+			    split_clauses(t, b, nb[i]) < 0) {
+				th_free(t);
+				return err_oom(e);
+			}
+			t->size[b]--;
+		} else
+			nb[i] = b;
+		key[1 + 2 * i] = nb[i];
+	}
+	if (normalise(g, t) < 0 || index_build(g, t, &ix) < 0) {
+		th_free(t);
+		return err_oom(e);
+	}
+	for (int i = 0; i < ix.nocc && !found; i++)
+		found = ix.occ[i].len == len &&
+		    !memcmp(ix.occ[i].key, key, len * sizeof *key);
+	index_free(&ix);
+	if (!found) {
+		th_free(t);
+		return 0;
+	}
+	*in_theory = 1;
+	if (simplify(g, t, &as, &konst, &assigned) < 0 ||
+	    index_build(g, t, &ix) < 0) {
+		th_free(t);
+		return err_oom(e);
+	}
+	konst += (g->top_atoms - 1 - assigned - ix.total) * LOG2;
+	index_free(&ix);
+	if (konst == -INFINITY) {
+		th_free(t);
+		*log_z = -INFINITY;
+		return 0;
+	}
+	if (solve(g, t, &z))
+		return e->status;
+	*log_z = g->top_add + konst + z;
+	return 0;
+}
+
+void
+eng_get_stats(const struct eng *g, struct eng_stats *st)
+{
+	*st = g->st;
+}

@@ -1,0 +1,66 @@
+/* engine.h: the exact lifted engine.  A recursive search over a
+ * constrained theory (theory.h) that never grounds what it can lift:
+ * simplification, a cache keyed by the theory up to renaming, AND
+ * decomposition, the power rule on a decomposer block, the generalized
+ * binomial rule on a singleton atom class, and, where none applies,
+ * grounding one constant of a block.  All in log space.
+ *
+ * Inside the engine a clause's variables each range over one block, and
+ * variables of one block in one literal are kept apart by inequalities,
+ * so that every literal names a whole class of interchangeable ground
+ * atoms (predicate, block per argument, which arguments are equal). */
+#ifndef SQLIFT_ENGINE_H
+#define SQLIFT_ENGINE_H
+
+#include "lifted/theory.h"
+
+/* Which atom class to branch on (Kazemi & Poole): the last one in the
+ * elimination order that the rule builds. */
+enum eng_order {
+	ENG_MIN_TABLE,         /* MinTableSize (default) */
+	ENG_POPULATION,        /* population order */
+	ENG_REL_MIN_FILL,      /* relational min-fill */
+	ENG_MIN_FILL           /* min-fill */
+};
+/* "min-table", "population", "rel-min-fill", "min-fill"; -1 if unknown */
+int eng_order_parse(const char *s);
+const char *eng_order_name(int order);
+
+struct eng_opts {
+	int order;             /* enum eng_order */
+	int64_t max_nodes;     /* 0: no limit */
+	double max_seconds;    /* 0: no limit */
+	int no_cache;
+};
+
+struct eng_stats {
+	int64_t nodes;             /* theories the search expanded */
+	int64_t cache_hits;
+	int64_t decompositions;    /* AND nodes with several components */
+	int64_t powers;            /* power rule */
+	int64_t binomials;         /* binomial nodes */
+	int64_t groundings;        /* constants grounded */
+	int64_t largest_grounding; /* size of the largest block grounded from */
+};
+
+struct eng;
+
+/* An engine for theory t (borrowed: it must outlive the engine).
+ * log Z of t, constants and free atoms included, goes to *log_z. */
+int eng_new(const struct ct_theory *t, const struct eng_opts *o,
+    struct eng **out, struct err *e) WUR;
+void eng_free(struct eng *g);
+int eng_log_z(struct eng *g, double *log_z, struct err *e) WUR;
+
+/* One ground atom of predicate pred (of the clause model): the block of
+ * each argument (in the theory's blocks of that argument's type) and
+ * which arguments are the same constant (eq[i] is the first argument
+ * equal to argument i).  *in_theory tells whether the theory mentions
+ * atoms of that class; when it does, *log_z gets log Z with the atom
+ * true, so that the marginal is exp(*log_z - log Z). */
+int eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
+    int *in_theory, double *log_z, struct err *e) WUR;
+
+void eng_get_stats(const struct eng *g, struct eng_stats *st);
+
+#endif
