@@ -64,13 +64,17 @@ VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'));
 -- name: run_put
 INSERT INTO runs (method, status, log_z, seed, parameters, queries, job_file,
   model_fingerprint, evidence_fingerprint, unknown_atoms, query_atoms,
-  started_at, finished_at, seconds, sqlift_version)
+  started_at, finished_at, seconds, sqlift_version, stats)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
-  strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14);
+  strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14, ?15);
 
 -- name: marginal_put
-INSERT INTO run_marginals (run_id, predicate, atom, probability)
-VALUES (?1, ?2, ?3, ?4);
+INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: group_put
+INSERT INTO run_groups (run_id, group_id, predicate, atoms, probability)
+VALUES (?1, ?2, ?3, ?4, ?5);
 
 -- name: info_counts
 SELECT (SELECT count(*) FROM types), (SELECT count(*) FROM predicates),

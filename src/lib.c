@@ -231,6 +231,10 @@ sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 		o.query_file = j.query_file;
 		o.open_world = j.open_world;
 		o.closed_world = j.closed_world;
+		o.order = j.order;
+		o.constraints = j.constraints;
+		o.max_nodes = j.max_nodes;
+		o.max_seconds = j.max_seconds;
 		o.seed = j.seed;
 		o.result_path = j.result;
 		o.job_path = ini_path;

@@ -50,7 +50,7 @@ SQLIFT_WUR int sqlift_load(sqlift *db, const char *model_path,
     int64_t *n_atoms);
 
 struct sqlift_infer_opts {
-	const char *method;      /* "brute" */
+	const char *method;      /* "exact" or "brute" */
 	const char *queries;     /* comma-separated predicate names, or NULL */
 	const char *query_file;  /* Alchemy query atoms file, or NULL */
 	const char *open_world;  /* comma-separated predicates forced open */
@@ -59,6 +59,12 @@ struct sqlift_infer_opts {
 	const char *result_path; /* Alchemy-style .result file, or NULL */
 	const char *job_path;    /* recorded in the run row, or NULL */
 	int verbose;
+	/* exact: */
+	const char *order;       /* min-table (NULL), population,
+	                            rel-min-fill, min-fill */
+	const char *constraints; /* setineq (NULL) or normal */
+	int64_t max_nodes;       /* 0: no limit */
+	double max_seconds;      /* 0: no limit */
 };
 
 /* Runs inference in one transaction and records the run; *run_id gets

@@ -18,6 +18,10 @@ run(int argc, char **argv)
 		{ "seed", required_argument, NULL, 's' },
 		{ "result", required_argument, NULL, 'r' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "order", required_argument, NULL, 'o' },
+		{ "constraints", required_argument, NULL, 'c' },
+		{ "max-nodes", required_argument, NULL, 'N' },
+		{ "max-seconds", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sqlift_infer_opts o = { 0 };
@@ -36,6 +40,22 @@ run(int argc, char **argv)
 		case 'C': o.closed_world = optarg; break;
 		case 'r': o.result_path = optarg; break;
 		case 'v': o.verbose = 1; break;
+		case 'o': o.order = optarg; break;
+		case 'c': o.constraints = optarg; break;
+		case 'N':
+			errno = 0;
+			o.max_nodes = strtoll(optarg, &end, 10);
+			if (errno || *end || o.max_nodes <= 0)
+				return cli_usage(&cmd_infer, "--max-nodes '%s' is not a "
+				    "positive integer", optarg);
+			break;
+		case 'T':
+			errno = 0;
+			o.max_seconds = strtod(optarg, &end);
+			if (errno || *end || !(o.max_seconds > 0))
+				return cli_usage(&cmd_infer, "--max-seconds '%s' is not a "
+				    "positive number", optarg);
+			break;
 		case 's':
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 10);
@@ -50,7 +70,7 @@ run(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage(&cmd_infer, "needs exactly one database");
 	if (!o.method)
-		return cli_usage(&cmd_infer, "needs --method (brute)");
+		return cli_usage(&cmd_infer, "needs --method (exact or brute)");
 	rc = sqlift_open(argv[optind], 0, &db);
 	if (!rc)
 		rc = sqlift_infer(db, &o, &run_id);
@@ -66,11 +86,19 @@ run(int argc, char **argv)
 
 const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
-	"[--cw PRED,...] [--seed N] [-r FILE] [-v]",
+	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
+	"       [--max-seconds S] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"
 	"marginals view.  Prints the run's id.\n\n"
-	"  -m, --method M      brute: exact, by enumerating every world\n"
+	"  -m, --method M      exact: lifted, exact (log Z and marginals)\n"
+	"                      brute: exact, by enumerating every world\n"
+	"      --order O       exact: branching order: min-table (default),\n"
+	"                      population, rel-min-fill, min-fill\n"
+	"      --constraints C exact: setineq (default) or normal (every\n"
+	"                      constant its own block: the paper's baseline)\n"
+	"      --max-nodes N   exact: stop after N search nodes\n"
+	"      --max-seconds S exact: stop after S seconds\n"
 	"  -q, --query LIST    query predicates or atoms, comma-separated\n"
 	"  -f, --query-file F  Alchemy query file, one atom per line\n"
 	"      --ow LIST       predicates to treat as open-world\n"

@@ -12,6 +12,7 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "lifted/engine.h"
 #include "lifted/theory.h"
 
 struct run {
@@ -27,6 +28,36 @@ struct run {
 	unsigned char *is_query;  /* per ground atom */
 	struct err *e;
 };
+
+/* One query atom's marginal; group -1 when not from a lifted group. */
+struct qrow {
+	int pred;
+	int64_t group;
+	double p;
+	char *atom;
+};
+struct qrows {
+	struct qrow *v;
+	size_t n, cap;
+};
+
+/* Groups of interchangeable query atoms, with their marginals. */
+struct group {
+	int pred;
+	double atoms, p;
+};
+struct groups {
+	struct smap ids;       /* key text -> index */
+	VEC(struct group) v;
+};
+
+static void
+qrows_free(struct qrows *q)
+{
+	for (size_t i = 0; i < q->n; i++)
+		free(q->v[i].atom);
+	free(q->v);
+}
 
 static double
 now_seconds(void)
@@ -131,6 +162,14 @@ params_text(struct buf *b, const struct sqlift_infer_opts *o)
 		buf_printf(b, " cw=%s", o->closed_world);
 	if (o->query_file)
 		buf_printf(b, " query_file=%s", o->query_file);
+	if (o->order)
+		buf_printf(b, " order=%s", o->order);
+	if (o->constraints)
+		buf_printf(b, " constraints=%s", o->constraints);
+	if (o->max_nodes)
+		buf_printf(b, " max_nodes=%lld", (long long)o->max_nodes);
+	if (o->max_seconds)
+		buf_printf(b, " max_seconds=%g", o->max_seconds);
 }
 
 /* Reads and parses the stored model, the queries, and decides open and
@@ -205,28 +244,338 @@ out:
 	return rc;
 }
 
+/* Is the atom at domain positions idx (blocks blk) in one of s's tuples?
+ * The tuples are over the predicate's arguments. */
+static int
+in_ev_set(const struct si_set *s, const int *blk, const int *idx,
+    const int *types, int arity)
+{
+	for (size_t k = 0; k < s->v.n; k++) {
+		const struct si_tuple *tu = s->v.v[k];
+		int in = 1;
+		for (int i = 0; i < arity && in; i++)
+			in = si_has(tu, i, blk[i]) && idx[tu->rep[i]] == idx[i];
+		for (int j = 0; j < tu->nneq && in; j++)
+			in = types[tu->neq[j][0]] != types[tu->neq[j][1]] ||
+			    idx[tu->neq[j][0]] != idx[tu->neq[j][1]];
+		if (in)
+			return 1;
+	}
+	return 0;
+}
+
+/* The marginal of the query atom at positions idx: 1 or 0 from the
+ * evidence, else its group's, computed once per group. */
+static int
+exact_marginal(struct run *r, const struct ct_theory *t, struct eng *g,
+    double log_z, struct groups *gr, int p, const int *idx, double *pr,
+    int64_t *group)
+{
+	const struct mln_pred *mp = &r->m->preds.v[p];
+	int blk[64], eq[64], k;
+	char key[64 * 24];
+	size_t kl = 0;
+
+	*group = -1;
+	for (int i = 0; i < mp->arity; i++) {
+		blk[i] = t->block_of[mp->types[i]][idx[i]];
+		eq[i] = i;
+		for (int j = 0; j < i && eq[i] == i; j++)
+			if (mp->types[j] == mp->types[i] && idx[j] == idx[i])
+				eq[i] = j;
+	}
+	if (in_ev_set(&t->ev[p].tru, blk, idx, mp->types, mp->arity)) {
+		*pr = 1;
+		return 0;
+	}
+	if (t->ev[p].closed || in_ev_set(&t->ev[p].fal, blk, idx, mp->types,
+	    mp->arity)) {
+		*pr = 0;
+		return 0;
+	}
+	kl += (size_t)snprintf(key, sizeof key, "%d", p);
+	for (int i = 0; i < mp->arity; i++)
+		kl += (size_t)snprintf(key + kl, sizeof key - kl, ":%d.%d", blk[i],
+		    eq[i]);
+	if ((k = smap_getn(&gr->ids, key, kl)) < 0) {
+		struct group ng = { p, 0, 0.5 };
+		int rc = eng_marginal(g, p, blk, eq, &ng.p, r->e);
+		if (rc)
+			return rc;
+		k = (int)gr->v.n;
+		if (VEC_PUSH(gr->v, ng) < 0 || smap_putn(&gr->ids, key, kl, k) < 0)
+			return err_oom(r->e);
+	}
+	gr->v.v[k].atoms++;
+	*pr = gr->v.v[k].p;
+	*group = k;
+	return 0;
+}
+
+/* Marks the atoms of query item qa in seen (positions of predicate p in
+ * row-major order). */
+static int
+exact_mark(struct run *r, const struct query_atom *qa, int p,
+    unsigned char *seen, int64_t natoms)
+{
+	const struct mln_pred *pr = &r->m->preds.v[p];
+	int fixed[64], idx[64];
+
+	if (qa->nargs >= 0 && qa->nargs != pr->arity)
+		return err_set(r->e, SQLIFT_EUSAGE, "query: %s takes %d argument%s,"
+		    " found %d", pr->name, pr->arity, pr->arity == 1 ? "" : "s",
+		    qa->nargs);
+	for (int i = 0; i < pr->arity; i++) {
+		const struct store_domain *d = &r->dom[pr->types[i]];
+		fixed[i] = -1;
+		if (qa->nargs < 0 || !qa->args[i])
+			continue;
+		for (int k = 0; k < d->n; k++)
+			if (!strcmp(d->names[k], qa->args[i]))
+				fixed[i] = k;
+		if (fixed[i] < 0)
+			return err_set(r->e, SQLIFT_EUSAGE, "query: %s is not in the "
+			    "domain of %s", qa->args[i],
+			    r->m->types.v[pr->types[i]].name);
+	}
+	for (int64_t a = 0; a < natoms; a++) {
+		int64_t x = a;
+		int ok = 1;
+		for (int i = pr->arity - 1; i >= 0; i--) {
+			idx[i] = (int)(x % r->dom[pr->types[i]].n);
+			x /= r->dom[pr->types[i]].n;
+		}
+		for (int i = 0; i < pr->arity && ok; i++) {
+			if (fixed[i] >= 0 && idx[i] != fixed[i])
+				ok = 0;
+			if (qa->nargs >= 0 && qa->var[i] >= 0 &&
+			    idx[i] != idx[qa->var[i]])
+				ok = 0;
+		}
+		if (ok)
+			seen[a] = 1;
+	}
+	return 0;
+}
+
+static int
+exact_queries(struct run *r, const struct ct_theory *t, struct eng *g,
+    double log_z, struct groups *gr, struct qrows *rows)
+{
+	for (size_t p = 0; p < r->m->preds.n; p++) {
+		const struct mln_pred *mp = &r->m->preds.v[p];
+		unsigned char *seen;
+		int64_t natoms = 1;
+		int idx[64], rc = 0;
+		if (!r->queried[p])
+			continue;
+		for (int i = 0; i < mp->arity; i++) {
+			natoms *= r->dom[mp->types[i]].n;
+			if (natoms > ((int64_t)1 << 31))
+				return err_set(r->e, SQLIFT_ELIMIT, "query %s has more "
+				    "than 2^31 ground atoms", mp->name);
+		}
+		if (!(seen = xcalloc((size_t)natoms + 1, 1)))
+			return err_oom(r->e);
+		for (size_t i = 0; i < r->q.v.n && !rc; i++)
+			if (!strcmp(r->q.v.v[i].pred, mp->name))
+				rc = exact_mark(r, &r->q.v.v[i], (int)p, seen, natoms);
+		for (int64_t a = 0; a < natoms && !rc; a++) {
+			struct qrow q = { (int)p, -1, 0, NULL };
+			struct buf b;
+			int64_t x = a;
+			if (!seen[a])
+				continue;
+			for (int i = mp->arity - 1; i >= 0; i--) {
+				idx[i] = (int)(x % r->dom[mp->types[i]].n);
+				x /= r->dom[mp->types[i]].n;
+			}
+			if ((rc = exact_marginal(r, t, g, log_z, gr, (int)p, idx, &q.p,
+			    &q.group)))
+				break;
+			buf_init(&b);
+			buf_printf(&b, "%s(", mp->name);
+			for (int i = 0; i < mp->arity; i++)
+				buf_printf(&b, "%s%s", i ? "," : "",
+				    r->dom[mp->types[i]].names[idx[i]]);
+			buf_puts(&b, ")");
+			if (!(q.atom = buf_take(&b)) || VEC_PUSH(*rows, q) < 0) {
+				free(q.atom);
+				rc = err_oom(r->e);
+			}
+		}
+		free(seen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Exact lifted inference: the constrained theory of the model and the
+ * evidence, then the engine; marginals per group of query atoms. */
+static int
+exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
+    struct groups *gr, struct qrows *rows, struct buf *stats)
+{
+	struct mln_model *c = NULL;
+	struct mln_domain *md = NULL;
+	struct ct_evidence *ev = NULL;
+	struct ct_theory *t = NULL;
+	struct eng *g = NULL;
+	struct eng_opts eo = { 0 };
+	struct eng_stats st;
+	int *closed = NULL, rc;
+	double k = 0;
+	struct err *e = r->e;
+
+	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+	eo.max_nodes = o->max_nodes;
+	eo.max_seconds = o->max_seconds;
+	if (eo.order < 0)
+		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
+		    "min-table, population, rel-min-fill, min-fill)", o->order);
+	if (o->constraints && strcmp(o->constraints, "setineq") &&
+	    strcmp(o->constraints, "normal"))
+		return err_set(e, SQLIFT_EUSAGE, "unknown constraints '%s' "
+		    "(available: setineq, normal)", o->constraints);
+	if ((rc = cube_build_all(r->s, NULL, e)))
+		goto done;
+	if (!(md = xcalloc(r->m->types.n + 1, sizeof *md))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	for (size_t ty = 0; ty < r->m->types.n; ty++) {
+		md[ty].n = r->dom[ty].n;
+		md[ty].names = r->dom[ty].names;
+	}
+	if ((rc = mln_to_clauses(r->m, md, &c, &k, e)))
+		goto done;
+	if (!(closed = xcalloc(c->preds.n + 1, sizeof *closed))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	memcpy(closed, r->closed, r->m->preds.n * sizeof *closed);
+	if ((rc = ct_evidence_read(r->s, c, r->dom, closed, &ev, e)))
+		goto done;
+	ev->normal = o->constraints && !strcmp(o->constraints, "normal");
+	if ((rc = ct_build(c, r->dom, ev, &t, e)) ||
+	    (rc = eng_new(t, &eo, &g, e)) ||
+	    (rc = eng_log_z(g, log_z, e)))
+		goto done;
+	if ((rc = exact_queries(r, t, g, *log_z, gr, rows)))
+		goto done;
+	*log_z += k;
+	eng_get_stats(g, &st);
+	buf_printf(stats, "{\"nodes\":%lld,\"cache_hits\":%lld,"
+	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
+	    "\"groundings\":%lld,\"largest_grounding\":%lld,\"order\":\"%s\","
+	    "\"constraints\":\"%s\"}", (long long)st.nodes,
+	    (long long)st.cache_hits, (long long)st.decompositions,
+	    (long long)st.powers, (long long)st.binomials,
+	    (long long)st.groundings, (long long)st.largest_grounding,
+	    eng_order_name(eo.order), ev->normal ? "normal" : "setineq");
+	if (stats->oom)
+		rc = err_oom(e);
+done:
+	eng_free(g);
+	ct_free(t);
+	if (c)
+		ct_evidence_free(ev, (int)c->types.n, (int)c->preds.n);
+	free(closed);
+	free(md);
+	mln_free(c);
+	return rc;
+}
+
+/* Brute force on the ground model. */
+static int
+brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
+{
+	double *marg = NULL;
+	int rc;
+
+	if ((rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+	    r->closed, r->e)))
+		return rc;
+	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)))
+		return err_oom(r->e);
+	for (size_t i = 0; i < r->q.v.n; i++)
+		if ((rc = mark_query(r, &r->q.v.v[i], "query")))
+			return rc;
+	if ((rc = ground_formulas(&r->g, r->e)))
+		return rc;
+	if (!(marg = xcalloc(r->g.unk_atom.n + 1, sizeof *marg)))
+		return err_oom(r->e);
+	if ((rc = brute_solve(&r->g, log_z, marg, r->e)))
+		goto done;
+	*unknown = (int64_t)r->g.unk_atom.n;
+	for (int64_t a = 0; a < r->g.natoms; a++) {
+		struct qrow q = { 0, -1, 0, NULL };
+		int idx[64];
+		if (!r->is_query[a])
+			continue;
+		q.p = r->g.truth[a] >= 0 ? r->g.truth[a] : marg[r->g.unk[a]];
+		q.pred = ground_atom_decode(&r->g, a, idx);
+		if (!(q.atom = ground_atom_text(&r->g, a)) ||
+		    VEC_PUSH(*rows, q) < 0) {
+			free(q.atom);
+			rc = err_oom(r->e);
+			goto done;
+		}
+	}
+done:
+	free(marg);
+	return rc;
+}
+
+/* Unknown atoms of the model's predicates, counted without grounding. */
+static int
+count_unknown(struct run *r, int64_t *out)
+{
+	*out = 0;
+	for (size_t p = 0; p < r->m->preds.n; p++) {
+		const struct mln_pred *mp = &r->m->preds.v[p];
+		int64_t n = 1, nev = 0;
+		int rc;
+		if (r->closed[p])
+			continue;
+		for (int i = 0; i < mp->arity; i++)
+			n *= r->dom[mp->types[i]].n;
+		if (r->store_pred[p] >= 0 &&
+		    (rc = store_pred_count(r->s, r->store_pred[p], &nev, r->e)))
+			return rc;
+		*out += n - nev;
+	}
+	return 0;
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct err *e)
 {
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *started = NULL;
-	double t0 = now_seconds(), log_z = 0, *marg = NULL;
+	double t0 = now_seconds(), log_z = 0;
 	char evfp[17];
 	struct store_run row = { 0 };
-	struct buf params, qtext;
+	struct buf params, qtext, stats;
+	struct qrows rows = { 0 };
+	struct groups gr = { 0 };
 	FILE *res = NULL;
-	int64_t nq = 0;
-	int rc;
+	int64_t unknown = 0;
+	int rc, exact;
 
 	*result_tmp = NULL;
 	r.s = s;
 	r.e = e;
 	buf_init(&params);
 	buf_init(&qtext);
-	if (!o->method || strcmp(o->method, "brute") != 0) {
+	buf_init(&stats);
+	smap_init(&gr.ids);
+	exact = o->method && !strcmp(o->method, "exact");
+	if (!o->method || (!exact && strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "brute)", o->method ? o->method : "");
+		    "exact, brute)", o->method ? o->method : "");
 		goto done;
 	}
 	if (!(started = store_now(s))) {
@@ -235,27 +584,14 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	}
 	if ((rc = run_setup(&r, o, &text, &path, &fp)))
 		goto done;
-	if ((rc = ground_atoms(&r.g, r.m, r.dom, s, r.store_pred, r.closed, e)))
-		goto done;
-	if (!(r.is_query = xcalloc((size_t)r.g.natoms + 1, 1))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	for (size_t i = 0; i < r.q.v.n; i++)
-		if ((rc = mark_query(&r, &r.q.v.v[i], "query")))
-			goto done;
-	if ((rc = ground_formulas(&r.g, e)))
-		goto done;
-	if (!(marg = xcalloc(r.g.unk_atom.n + 1, sizeof *marg))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	if ((rc = brute_solve(&r.g, &log_z, marg, e)))
+	if (exact)
+		rc = exact_solve(&r, o, &log_z, &gr, &rows, &stats);
+	else
+		rc = brute_run(&r, &log_z, &rows, &unknown);
+	if (rc || (exact && (rc = count_unknown(&r, &unknown))))
 		goto done;
 	if ((rc = store_evidence_fingerprint(s, evfp, e)))
 		goto done;
-	for (int64_t a = 0; a < r.g.natoms; a++)
-		nq += r.is_query[a];
 	params_text(&params, o);
 	for (size_t i = 0; i < r.q.v.n; i++)
 		buf_printf(&qtext, "%s%s", i ? "," : "", r.q.v.v[i].pred);
@@ -273,11 +609,17 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	row.started_at = started;
 	row.log_z = log_z;
 	row.seed = o->seed;
-	row.unknown_atoms = (int64_t)r.g.unk_atom.n;
-	row.query_atoms = nq;
+	row.unknown_atoms = unknown;
+	row.query_atoms = (int64_t)rows.n;
+	row.stats = stats.s;
 	row.seconds = now_seconds() - t0;
 	if ((rc = store_run_add(s, &row, run_id, e)))
 		goto done;
+	for (size_t k = 0; k < gr.v.n; k++)
+		if ((rc = store_group_add(s, *run_id, (int64_t)k,
+		    r.m->preds.v[gr.v.v[k].pred].name, gr.v.v[k].atoms,
+		    gr.v.v[k].p, e)))
+			goto done;
 	if (o->result_path) {
 		struct buf b;
 		buf_init(&b);
@@ -292,34 +634,27 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 			goto done;
 		}
 	}
-	for (int64_t a = 0; a < r.g.natoms; a++) {
-		char *atom;
-		double pr;
-		int idx[64];
-		if (!r.is_query[a])
-			continue;
-		pr = r.g.truth[a] >= 0 ? r.g.truth[a] : marg[r.g.unk[a]];
-		if (!(atom = ground_atom_text(&r.g, a))) {
-			rc = err_oom(e);
+	for (size_t k = 0; k < rows.n; k++) {
+		const struct qrow *q = &rows.v[k];
+		if ((rc = store_marginal_add(s, *run_id, r.m->preds.v[q->pred].name,
+		    q->atom, q->p, q->group, e)))
 			goto done;
-		}
-		rc = store_marginal_add(s, *run_id,
-		    r.m->preds.v[ground_atom_decode(&r.g, a, idx)].name, atom, pr, e);
-		if (!rc && res)
-			fprintf(res, "%s %.9g\n", atom, pr);
-		free(atom);
-		if (rc)
-			goto done;
+		if (res)
+			fprintf(res, "%s %.9g\n", q->atom, q->p);
 	}
 	if (res && (fclose(res) != 0 ? (res = NULL, 1) : (res = NULL, 0))) {
 		rc = err_set(e, SQLIFT_EINPUT, "%s: cannot write result file",
 		    o->result_path);
 		goto done;
 	}
-	if (o->verbose)
-		fprintf(stderr, "sqlift: run %lld: %s, %zu unknown atoms, %lld "
+	if (o->verbose) {
+		fprintf(stderr, "sqlift: run %lld: %s, %lld unknown atoms, %zu "
 		    "query atoms, log Z = %.12g, %.3f s\n", (long long)*run_id,
-		    o->method, r.g.unk_atom.n, (long long)nq, log_z, row.seconds);
+		    o->method, (long long)unknown, rows.n, log_z, row.seconds);
+		if (stats.s)
+			fprintf(stderr, "sqlift: run %lld: %zu groups, %s\n",
+			    (long long)*run_id, gr.v.n, stats.s);
+	}
 	rc = 0;
 done:
 	if (res)
@@ -329,13 +664,16 @@ done:
 		free(*result_tmp);
 		*result_tmp = NULL;
 	}
-	free(marg);
+	qrows_free(&rows);
+	smap_free(&gr.ids);
+	free(gr.v.v);
 	free(text);
 	free(path);
 	free(fp);
 	free(started);
 	buf_free(&params);
 	buf_free(&qtext);
+	buf_free(&stats);
 	run_free(&r);
 	return rc;
 }

@@ -111,6 +111,32 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return set_str(c, &j->closed_world, xstrdup(value));
 		if (!strcmp(name, "result"))
 			return set_str(c, &j->result, resolve(c, value));
+		if (!strcmp(name, "order"))
+			return set_str(c, &j->order, xstrdup(value));
+		if (!strcmp(name, "constraints"))
+			return set_str(c, &j->constraints, xstrdup(value));
+		if (!strcmp(name, "max_nodes")) {
+			char *end;
+			errno = 0;
+			j->max_nodes = strtoll(value, &end, 10);
+			if (errno || *end || j->max_nodes <= 0) {
+				snprintf(c->msg, sizeof c->msg, "max_nodes is '%s', "
+				    "expected a positive integer", value);
+				return 0;
+			}
+			return 1;
+		}
+		if (!strcmp(name, "max_seconds")) {
+			char *end;
+			errno = 0;
+			j->max_seconds = strtod(value, &end);
+			if (errno || *end || !(j->max_seconds > 0)) {
+				snprintf(c->msg, sizeof c->msg, "max_seconds is '%s', "
+				    "expected a positive number", value);
+				return 0;
+			}
+			return 1;
+		}
 		if (!strcmp(name, "verbose")) {
 			if (parse_bool(value, &j->verbose) < 0) {
 				snprintf(c->msg, sizeof c->msg, "verbose is '%s', expected "
@@ -153,6 +179,8 @@ job_free(struct job *j)
 	free(j->query_file);
 	free(j->open_world);
 	free(j->closed_world);
+	free(j->order);
+	free(j->constraints);
 	free(j->result);
 	memset(j, 0, sizeof *j);
 }

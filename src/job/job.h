@@ -15,6 +15,9 @@ struct job {
 	char *result;
 	uint64_t seed;
 	int verbose;
+	char *order, *constraints;
+	int64_t max_nodes;
+	double max_seconds;
 };
 
 /* Reads path into j; relative paths are taken from the job file's folder.

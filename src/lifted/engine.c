@@ -49,6 +49,12 @@ struct th {
 	struct clv c;
 };
 
+/* Classes fixed by hard unit clauses. */
+struct units {
+	int *v;                /* entries: length, truth, key */
+	size_t n, cap;
+};
+
 struct centry {
 	uint64_t h;
 	int *key;              /* NULL: empty slot */
@@ -65,6 +71,7 @@ struct eng {
 	struct th *top;        /* simplified */
 	double top_add;        /* constants and free atoms of the top */
 	double top_atoms;
+	struct units top_units;  /* classes fixed by hard unit clauses */
 	int top_done;
 	double top_z;
 	struct centry *cache;
@@ -616,11 +623,6 @@ lit_same_atom(const struct eng *g, const struct cl *c, const struct lit *a,
  * *konst), falsified literals go, duplicate literals merge, tautologies
  * leave, and variables in no literal are counted out.  A hard clause
  * falsified everywhere makes *konst -inf. */
-struct units {
-	int *v;                /* entries: length, truth, key */
-	size_t n, cap;
-};
-
 static int
 units_eval(const struct units *u, const int *key, size_t len)
 {
@@ -744,8 +746,8 @@ fail:
  * clause fixes every atom of its class (lifted unit propagation).
  * *assigned gets the atoms so fixed. */
 static int
-simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
-    double *assigned)
+simplify_keep(struct eng *g, struct th *t, const struct asg *as,
+    double *konst, double *assigned, struct units *keep)
 {
 	struct units u = { 0 };
 	int key[130];
@@ -786,8 +788,18 @@ simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
 		if (!added)
 			break;
 	}
-	free(u.v);
+	if (keep)
+		*keep = u;
+	else
+		free(u.v);
 	return 0;
+}
+
+static int
+simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
+    double *assigned)
+{
+	return simplify_keep(g, t, as, konst, assigned, NULL);
 }
 
 /* Splits block b: variables of b in each clause take b or nb in every
@@ -1655,7 +1667,8 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		goto oom;
 	expected = ix.total;
 	index_free(&ix);
-	if (simplify(g, g->top, NULL, &konst, &assigned) < 0 ||
+	if (simplify_keep(g, g->top, NULL, &konst, &assigned,
+	    &g->top_units) < 0 ||
 	    index_build(g, g->top, &ix) < 0)
 		goto oom;
 	g->top_atoms = ix.total;
@@ -1678,6 +1691,7 @@ eng_free(struct eng *g)
 		free(g->cache[i].key);
 	free(g->cache);
 	th_free(g->top);
+	free(g->top_units.v);
 	free(g->boff);
 	free(g);
 }
@@ -1710,26 +1724,34 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 }
 
 int
-eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
-    int *in_theory, double *log_z, struct err *e)
+eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
+    double *prob, struct err *e)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
-	struct th *t = th_copy(g->top);
-	int key[130], nb[64];
+	struct th *t;
+	int key[130], nb[64], rc;
 	size_t len = 1 + 2 * (size_t)p->arity;
 	struct asg as = { 1, { key }, { len }, { 1 } };
 	struct index ix;
 	int found = 0;
-	double konst, z, assigned;
+	double konst, z, assigned, lz;
 
-	g->e = e;
-	*in_theory = 0;
-	if (!t)
-		return err_oom(e);
+	if ((rc = eng_log_z(g, &lz, e)))
+		return rc;
+	/* fixed by a hard unit clause of the theory? */
 	key[0] = pred;
 	for (int i = 0; i < p->arity; i++) {
-		int b = g->boff[p->types[i]] + block[i];
+		key[1 + 2 * i] = g->boff[p->types[i]] + block[i];
 		key[2 + 2 * i] = eq[i];
+	}
+	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
+		*prob = rc;
+		return 0;
+	}
+	if (!(t = th_copy(g->top)))
+		return err_oom(e);
+	for (int i = 0; i < p->arity; i++) {
+		int b = g->boff[p->types[i]] + block[i];
 		if (eq[i] != i) {
 			key[1 + 2 * i] = nb[i] = nb[eq[i]];
 			continue;
@@ -1754,10 +1776,11 @@ eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
 		    !memcmp(ix.occ[i].key, key, len * sizeof *key);
 	index_free(&ix);
 	if (!found) {
+		/* in no clause: a free atom */
 		th_free(t);
+		*prob = 0.5;
 		return 0;
 	}
-	*in_theory = 1;
 	if (simplify(g, t, &as, &konst, &assigned) < 0 ||
 	    index_build(g, t, &ix) < 0) {
 		th_free(t);
@@ -1767,12 +1790,14 @@ eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
 	index_free(&ix);
 	if (konst == -INFINITY) {
 		th_free(t);
-		*log_z = -INFINITY;
+		*prob = 0;
 		return 0;
 	}
 	if (solve(g, t, &z))
 		return e->status;
-	*log_z = g->top_add + konst + z;
+	*prob = exp(g->top_add + konst + z - lz);
+	if (*prob > 1)
+		*prob = 1;
 	return 0;
 }
 

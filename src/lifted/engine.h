@@ -52,14 +52,13 @@ int eng_new(const struct ct_theory *t, const struct eng_opts *o,
 void eng_free(struct eng *g);
 int eng_log_z(struct eng *g, double *log_z, struct err *e) WUR;
 
-/* One ground atom of predicate pred (of the clause model): the block of
- * each argument (in the theory's blocks of that argument's type) and
- * which arguments are the same constant (eq[i] is the first argument
- * equal to argument i).  *in_theory tells whether the theory mentions
- * atoms of that class; when it does, *log_z gets log Z with the atom
- * true, so that the marginal is exp(*log_z - log Z). */
-int eng_log_z_atom(struct eng *g, int pred, const int *block, const int *eq,
-    int *in_theory, double *log_z, struct err *e) WUR;
+/* The marginal of one ground atom of predicate pred (of the clause
+ * model), given by the block of each argument (in the theory's blocks of
+ * that argument's type) and which arguments are the same constant (eq[i]
+ * is the first argument equal to argument i): Z(theory, atom true) / Z.
+ * The atom must not be evidence.  Every atom of its class has it. */
+int eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
+    double *prob, struct err *e) WUR;
 
 void eng_get_stats(const struct eng *g, struct eng_stats *st);
 

@@ -391,6 +391,8 @@ store_begin(struct store *s, struct err *e)
 		return rc;
 	if (ver < 2 && (rc = exec(s, sql_migrate2, e)))
 		return rc;
+	if (ver < 3 && (rc = exec(s, sql_migrate3, e)))
+		return rc;
 	return cache_load(s, e);
 }
 
@@ -1024,6 +1026,10 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 	sqlite3_bind_text(st, 12, r->started_at, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 13, r->seconds);
 	sqlite3_bind_text(st, 14, PACKAGE_VERSION, -1, SQLITE_STATIC);
+	if (r->stats)
+		sqlite3_bind_text(st, 15, r->stats, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 15);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -1034,7 +1040,7 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 
 int
 store_marginal_add(struct store *s, int64_t run, const char *pred,
-    const char *atom, double p, struct err *e)
+    const char *atom, double p, int64_t group, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1048,9 +1054,32 @@ store_marginal_add(struct store *s, int64_t run, const char *pred,
 	sqlite3_bind_text(st, 2, pred, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, atom, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 4, p);
+	if (group >= 0)
+		sqlite3_bind_int64(st, 5, group);
+	else
+		sqlite3_bind_null(st, 5);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_marginals");
+}
+
+int
+store_group_add(struct store *s, int64_t run, int64_t group, const char *pred,
+    double atoms, double p, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prep(s, sql_group_put, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, group);
+	sqlite3_bind_text(st, 3, pred, -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 4, atoms);
+	sqlite3_bind_double(st, 5, p);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_groups");
 }
 
 char *

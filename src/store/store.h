@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -97,11 +97,15 @@ struct store_run {
 	uint64_t seed;
 	int64_t unknown_atoms, query_atoms;
 	double seconds;
+	const char *stats;     /* JSON object, or NULL */
 };
 int store_run_add(struct store *s, const struct store_run *r, int64_t *id,
     struct err *e) WUR;
+/* group: the run's group of the atom, or -1 */
 int store_marginal_add(struct store *s, int64_t run, const char *pred,
-    const char *atom, double p, struct err *e) WUR;
+    const char *atom, double p, int64_t group, struct err *e) WUR;
+int store_group_add(struct store *s, int64_t run, int64_t group,
+    const char *pred, double atoms, double p, struct err *e) WUR;
 /* Current UTC time as the database writes it; caller frees. */
 char *store_now(struct store *s);
 

@@ -151,13 +151,17 @@ START_TEST(test_migration_from_v1)
 	/* make it a version 1 database, as an older sqlift left it */
 	ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(db, "DROP VIEW cube_atoms; "
-	    "DROP TABLE cubes; DROP TABLE blocks; PRAGMA "
+	    "DROP TABLE cubes; DROP TABLE blocks; DROP TABLE run_groups; "
+	    "DROP VIEW marginals; ALTER TABLE runs DROP COLUMN stats; "
+	    "ALTER TABLE run_marginals DROP COLUMN group_id; CREATE VIEW "
+	    "marginals (run_id, predicate, atom, probability) AS SELECT run_id, "
+	    "predicate, atom, probability FROM run_marginals; PRAGMA "
 	    "user_version = 1", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 	ck_assert_int_eq(sqlift_open(dbp, 0, &h), 0);
 	ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
 	sqlift_close(h);
-	ck_assert_close(tu_sql_double(dbp, "PRAGMA user_version"), 2, 0);
+	ck_assert_close(tu_sql_double(dbp, "PRAGMA user_version"), 3, 0);
 	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms"),
 	    1, 0);
 	/* new evidence makes the cubes stale: the load drops them */

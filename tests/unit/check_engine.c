@@ -174,11 +174,109 @@ next:
 }
 END_TEST
 
+/* Through the database: random evidence, random queries; --method
+ * exact against --method brute, log Z and every marginal. */
+START_TEST(test_engine_with_evidence)
+{
+	static const char *tc[] = { "A", "B", "C", "D" }, *uc[] = { "E", "F",
+	    "G" };
+	int cases = 0, withev = 0, marg = 0;
+
+	for (unsigned seed = 1; seed <= 700; seed++) {
+		const char *dbp = tu_file("ev.db", NULL);
+		struct buf mb, eb;
+		struct sqlift_infer_opts o = { 0 };
+		const char *evs[1];
+		char queries[32] = "";
+		int nt, nu, np, atoms, rc1, rc2;
+		int64_t n, run;
+		double lz1, lz2, diff, nm1, nm2;
+		char sql[512];
+		sqlift *h;
+
+		rs = seed * 2654435761u;
+		nt = 1 + (int)rnd(4);
+		nu = 1 + (int)rnd(3);
+		np = 1 + (int)rnd(4);
+		atoms = nt + (np > 1) * nt + (np > 2) * nt * nt + (np > 3) * nt * nu;
+		if (atoms > 20)
+			continue;
+		unlink(dbp);
+		buf_init(&mb);
+		buf_init(&eb);
+		rnd_model(&mb, nt, nu, np, 1 + (int)rnd(3));
+		for (int a = 0; a < nt; a++) {
+			if (rnd(10) < 3)
+				buf_printf(&eb, "%sP(%s)\n", rnd(2) ? "!" : "", tc[a]);
+			if (np > 1 && rnd(10) < 3)
+				buf_printf(&eb, "%sQ(%s)\n", rnd(2) ? "!" : "", tc[a]);
+			for (int b = 0; np > 2 && b < nt; b++)
+				if (rnd(10) < 3)
+					buf_printf(&eb, "%sR(%s,%s)\n", rnd(2) ? "!" : "",
+					    tc[a], tc[b]);
+			for (int b = 0; np > 3 && b < nu; b++)
+				if (rnd(10) < 3)
+					buf_printf(&eb, "%sS(%s,%s)\n", rnd(2) ? "!" : "",
+					    tc[a], uc[b]);
+		}
+		for (int p = 0; p < np; p++)
+			if (rnd(3))
+				snprintf(queries + strlen(queries), sizeof queries -
+				    strlen(queries), "%s%c", queries[0] ? "," : "",
+				    "PQRS"[p]);
+		evs[0] = tu_file("ev.txt", eb.s ? eb.s : "");
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		if (sqlift_load(h, tu_file("ev.mln", mb.s), evs, 1, 0, &n) != 0) {
+			sqlift_close(h);
+			goto next;  /* a variable only in an equality */
+		}
+		withev += eb.s != NULL;
+		o.method = "brute";
+		o.queries = queries[0] ? queries : NULL;
+		rc1 = sqlift_infer(h, &o, &run);
+		o.method = "exact";
+		o.max_nodes = 1000000;
+		rc2 = sqlift_infer(h, &o, &run);
+		ck_assert_msg(rc1 == rc2, "seed %u: brute %d, exact %d (%s) for\n%s"
+		    "evidence:\n%squeries %s", seed, rc1, rc2, sqlift_errmsg(h),
+		    mb.s, eb.s, queries);
+		sqlift_close(h);
+		if (rc1)
+			goto next;
+		lz1 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 1");
+		lz2 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 2");
+		ck_assert_msg(fabs(lz1 - lz2) <= 1e-9 * (1 + fabs(lz1)), "seed %u: "
+		    "log Z brute %.15g, exact %.15g for\n%sevidence:\n%squeries %s",
+		    seed, lz1, lz2, mb.s, eb.s, queries);
+		nm1 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
+		    "run_id = 1");
+		nm2 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
+		    "run_id = 2");
+		snprintf(sql, sizeof sql, "SELECT max(abs(a.probability - "
+		    "b.probability)) FROM marginals a JOIN marginals b USING (atom) "
+		    "WHERE a.run_id = 1 AND b.run_id = 2");
+		diff = tu_sql_double(dbp, sql);
+		ck_assert_msg(nm1 == nm2 && (nm1 == 0 || diff <= 1e-9), "seed %u: "
+		    "%g vs %g marginals, largest difference %g for\n%sevidence:\n%s"
+		    "queries %s", seed, nm1, nm2, diff, mb.s, eb.s, queries);
+		marg += nm1 > 0;
+		cases++;
+next:
+		buf_free(&mb);
+		buf_free(&eb);
+	}
+	ck_assert_int_ge(cases, 300);
+	ck_assert_int_ge(withev, 250);
+	ck_assert_int_ge(marg, 200);
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = {
 		test_engine_random_models,
+		test_engine_with_evidence,
 	};
 
 	return tu_main("engine", 1, tests, sizeof tests / sizeof *tests);
