@@ -1255,6 +1255,12 @@ done:
 }
 
 static int
+occurrences(const struct index *ix, int k)
+{
+	return (k + 1 < ix->ncls ? ix->first[k + 1] : ix->nocc) - ix->first[k];
+}
+
+static int
 is_aux(const struct eng *g, const struct index *ix, int k)
 {
 	return g->ct->m->preds.v[ix->occ[ix->first[k]].key[0]].aux;
@@ -1331,7 +1337,11 @@ pick_class(const struct eng *g, const struct th *t, const struct index *ix)
 						    (1 + ix->atoms[a]) * (1 + ix->atoms[b]);
 					}
 			}
-			if (pick < 0 || val < pv || (val == pv && cf > pcf)) {
+			/* ties: the class in fewer clauses first, so that the most
+			 * connected one is branched on first */
+			if (pick < 0 || val < pv || (val == pv && (cf > pcf ||
+			    (cf == pcf && occurrences(ix, v) < occurrences(ix,
+			    pick))))) {
 				pick = v;
 				pv = val;
 				pcf = cf;
