@@ -84,8 +84,8 @@ SQLIFT_WUR int sqlift_cubes(sqlift *db, FILE *out);
 
 /* Prints the constrained theory (blocks, clauses with constraints, the
  * evidence constant) that lifted inference would work on; changes
- * nothing.  normal: the Normal form of Mittal et al. (every constant its
- * own block). */
+ * nothing.  normal: the Normal form of Mittal et al. (every constant of
+ * the evidence or of a formula its own block, the others of a type one). */
 SQLIFT_WUR int sqlift_explain(sqlift *db, const struct sqlift_infer_opts *o,
     int normal, FILE *out);
 

@@ -57,7 +57,8 @@ const struct cli_cmd cmd_explain = {
 	"blocks once the evidence is folded in, and the log-weight constant of\n"
 	"the groundings the evidence decides.  Changes nothing in DB.\n\n"
 	"  -q, -f, --ow, --cw  as for infer: they decide open and closed world\n"
-	"  --constraints C     setineq (default) or normal: every constant its\n"
-	"                      own block, the Normal form of Mittal et al.\n",
+	"  --constraints C     setineq (default) or normal: every constant of\n"
+	"                      the evidence its own block, the Normal form of\n"
+	"                      Mittal et al.\n",
 	run
 };

@@ -734,6 +734,15 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		}
 	for (size_t i = 0; i < m->formulas.n; i++)
 		mark_named(m, &m->formulas.v[i], m->formulas.v[i].root, dom, named);
+	/* the Normal form: every constant in a formula or in the evidence
+	 * alone, the others of a type together (Mittal et al., 4.4) */
+	for (size_t p = 0; ev && ev->normal && p < m->preds.n; p++)
+		for (size_t c = 0; c < ev->pred[p].cubes.n; c++) {
+			const struct ct_cube *cu = &ev->pred[p].cubes.v[c];
+			for (int i = 0; i < cu->nargs; i++)
+				for (int j = 0; j < cu->npos[i]; j++)
+					named[m->preds.v[p].types[i]][cu->pos[i][j]] = 1;
+		}
 	/* blocks: each named constant alone; the others by evidence block */
 	for (int k = 0; k < nt && !rc; k++) {
 		struct smap by;
@@ -741,8 +750,10 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		for (int p = 0; p < dom[k].n && !rc; p++) {
 			char key[32];
 			int blk;
-			if (named[k][p] || (ev && ev->normal))
+			if (named[k][p])
 				snprintf(key, sizeof key, "n%d", p);
+			else if (ev && ev->normal)
+				snprintf(key, sizeof key, "rest");
 			else
 				snprintf(key, sizeof key, "e%d", ev ? ev->block[k][p] : 0);
 			if ((blk = smap_get(&by, key)) < 0) {

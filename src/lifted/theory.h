@@ -43,7 +43,8 @@ struct ct_pred_ev {
 	VEC(struct ct_cube) cubes;
 };
 struct ct_evidence {
-	int normal;            /* Normal form: every constant its own block */
+	int normal;            /* Normal form: every constant of the evidence
+	                          its own block, the others of a type one */
 	int **block;           /* [type][domain position]: evidence block */
 	struct ct_pred_ev *pred;   /* per predicate of the clause model */
 };
