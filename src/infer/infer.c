@@ -727,6 +727,32 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		    r.closed[p] ? "closed" : "open");
 	fprintf(out, "%s", body);
 	fprintf(out, "clause conversion constant %.17g\n", k);
+	{
+		struct eng_opts eo = { 0 };
+		struct eng *g = NULL;
+		struct buf plan;
+		eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+		eo.max_nodes = o->max_nodes ? o->max_nodes : 100000;
+		if (eo.order < 0) {
+			rc = err_set(e, SQLIFT_EUSAGE, "unknown order '%s'", o->order);
+			goto done;
+		}
+		buf_init(&plan);
+		if ((rc = eng_new(t, &eo, &g, e)) == 0)
+			rc = eng_plan(g, &plan, e);
+		eng_free(g);
+		if (rc == SQLIFT_ELIMIT) {
+			buf_printf(&plan, "  (stopped: %s)\n", e->msg);
+			rc = 0;
+		}
+		if (!rc)
+			fprintf(out, "plan (%s order; [xN]: times a full run takes the "
+			    "step):\n%s", eng_order_name(eo.order), plan.s ? plan.s :
+			    "  nothing to do\n");
+		buf_free(&plan);
+		if (rc)
+			goto done;
+	}
 done:
 	free(body);
 	ct_free(t);

@@ -14,6 +14,8 @@
  * solve() takes a simplified theory and returns its log Z:
  *   components (AND) -> cache -> power rule -> binomial or grounding. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -78,7 +80,52 @@ struct eng {
 	size_t ncache, capcache, cache_ints;
 	char step[200];        /* the last grounding, for limit messages */
 	struct err *e;
+	/* a schematic run (eng_plan): one branch of each binomial followed,
+	 * every step written to plan with how often a full run would take it */
+	struct buf *plan;
+	int depth, plan_lines;
+	double mult, est_nodes;
 };
+
+static void
+plan_line(struct eng *g, const char *fmt, ...) PRINTF(2, 3);
+
+static void
+plan_line(struct eng *g, const char *fmt, ...)
+{
+	va_list ap;
+	char line[400];
+
+	if (!g->plan)
+		return;
+	if (++g->plan_lines > 200) {
+		if (g->plan_lines == 201)
+			buf_puts(g->plan, "  ...\n");
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	buf_printf(g->plan, "%*s%s  [x%.3g]\n", 2 + 2 * g->depth, "", line,
+	    g->mult);
+}
+
+/* "Smokes(person:480)": the class of key, with its blocks' sizes. */
+static void
+class_text(const struct eng *g, const int64_t *size, const int *key,
+    char *out, size_t n)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[key[0]];
+	size_t k = (size_t)snprintf(out, n, "%s(", p->name);
+
+	for (int i = 0; i < p->arity && k < n; i++)
+		k += (size_t)snprintf(out + k, n - k, "%s%s:%lld", i ? "," : "",
+		    g->ct->m->types.v[p->types[i]].name,
+		    key[2 + 2 * i] == i ? (long long)size[key[1 + 2 * i]] :
+		    (long long)-1);
+	if (k < n)
+		snprintf(out + k, n - k, ")");
+}
 
 /* Assigned atom classes: their keys and truth values. */
 struct asg {
@@ -1058,8 +1105,12 @@ solve_child(struct eng *g, struct th *child, const struct asg *as,
 	}
 	konst += (expected - assigned - ix.total) * LOG2;
 	index_free(&ix);
-	if (solve(g, child, &z))
+	g->depth++;
+	if (solve(g, child, &z)) {
+		g->depth--;
 		return g->e->status;
+	}
+	g->depth--;
 	*out = konst + z;
 	return 0;
 }
@@ -1112,6 +1163,7 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 		return 0;
 	}
 	g->st.decompositions++;
+	plan_line(g, "AND: %d independent parts", ncomp);
 	if (!(parts = xcalloc((size_t)ncomp, sizeof *parts)))
 		goto oom;
 	for (int k = 0; k < ncomp; k++)
@@ -1230,6 +1282,8 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 			cpos[k] = -1;
 		(void)power_rec(g, t, ix, best, 0, x, cpos);
 		g->st.powers++;
+		plan_line(g, "power rule: %lld alike parts, one per %s constant",
+		    (long long)n, g->ct->m->types.v[t->type[best]].name);
 		if ((nb = th_add_block(t, 1, t->type[best])) < 0) {
 			*rc = err_oom(g->e);
 			th_free(t);
@@ -1400,6 +1454,11 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
 
 	g->st.binomials++;
+	if (g->plan) {
+		char ct[200];
+		class_text(g, t->size, o->key, ct, sizeof ct);
+		plan_line(g, "binomial on %s: %lld branches", ct, (long long)n + 1);
+	}
 	if (!(terms = xmalloc(((size_t)n + 1) * sizeof *terms)))
 		return err_oom(g->e);
 	if (b < 0) {
@@ -1420,10 +1479,17 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 			rc = err_oom(g->e);
 		if (!rc && split_clauses(t, b, nb) < 0)
 			rc = err_oom(g->e);
+		double mult = g->mult;
 		key_with(o->key, o->len, b, b, kt);
 		key_with(o->key, o->len, b, nb, kf);
+		if (g->plan)
+			g->mult *= (double)n + 1;
 		for (int64_t k = 0; k <= n && !rc; k++) {
 			struct th *c;
+			if (g->plan && k != n / 2) {
+				terms[k] = -INFINITY;
+				continue;
+			}
 			t->size[b] = k;
 			t->size[nb] = n - k;
 			if (!(c = th_copy(t))) {
@@ -1434,6 +1500,7 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 			if (!rc)
 				terms[k] += lchoose(n, k);
 		}
+		g->mult = mult;
 	}
 	for (int64_t k = 0; k <= n && !rc; k++)
 		if (terms[k] > max)
@@ -1462,6 +1529,7 @@ ground_one(struct eng *g, struct th *t, const struct index *ix, int cls,
 	    "constants for %s/%d", (long long)t->size[b],
 	    m->types.v[t->type[b]].name, m->preds.v[o->key[0]].name,
 	    arity(g, o->key[0]));
+	plan_line(g, "%s", g->step);
 	if ((nb = th_add_block(t, 1, t->type[b])) < 0 ||
 	    split_clauses(t, b, nb) < 0) {
 		th_free(t);
@@ -1502,6 +1570,7 @@ solve(struct eng *g, struct th *t, double *out)
 		th_free(t);
 		return rc;
 	}
+	g->est_nodes += g->mult;
 	if (t->c.n == 0) {
 		th_free(t);
 		*out = 0;
@@ -1524,6 +1593,7 @@ solve(struct eng *g, struct th *t, double *out)
 		h = fnv1a(FNV_INIT, key.v, key.n * sizeof *key.v);
 		if ((c = cache_find(g, &key, h)) && c->key) {
 			g->st.cache_hits++;
+			plan_line(g, "cache hit");
 			*out = c->val;
 			th_free(t);
 			goto done;
@@ -1539,7 +1609,7 @@ solve(struct eng *g, struct th *t, double *out)
 	if (ix.slots[cls] <= 1)
 		th_free(t);
 store:
-	if (!rc && !g->o.no_cache)
+	if (!rc && !g->o.no_cache && !g->plan)
 		cache_put(g, &key, h, *out);
 done:
 	free(key.v);
@@ -1809,6 +1879,28 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	if (*prob > 1)
 		*prob = 1;
 	return 0;
+}
+
+int
+eng_plan(struct eng *g, struct buf *out, struct err *e)
+{
+	struct th *t;
+	double z;
+	int rc;
+
+	g->e = e;
+	g->plan = out;
+	g->mult = 1;
+	g->est_nodes = 0;
+	g->plan_lines = 0;
+	if (!(t = th_copy(g->top)))
+		return err_oom(e);
+	rc = solve(g, t, &z);
+	g->plan = NULL;
+	if (rc)
+		return rc;
+	buf_printf(out, "  estimated nodes: %.3g\n", g->est_nodes);
+	return out->oom ? err_oom(e) : 0;
 }
 
 void

@@ -60,6 +60,12 @@ int eng_log_z(struct eng *g, double *log_z, struct err *e) WUR;
 int eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
     double *prob, struct err *e) WUR;
 
+/* A schematic run: the rules the search applies, one branch of each
+ * binomial followed, each step with how many times a full run takes it
+ * ([xN]), then the estimated number of nodes.  Computes nothing; use a
+ * fresh engine. */
+int eng_plan(struct eng *g, struct buf *out, struct err *e) WUR;
+
 void eng_get_stats(const struct eng *g, struct eng_stats *st);
 
 #endif
