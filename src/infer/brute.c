@@ -52,7 +52,7 @@ world_weight(const struct ground *g, uint64_t w, int *stack)
 
 int
 brute_solve(const struct ground *g, double *log_z, double *marg,
-    struct err *e)
+    double *log_max, struct err *e)
 {
 	int n = (int)g->unk_atom.n, maxlen = 1;
 	uint64_t worlds = (uint64_t)1 << (n < 63 ? n : 63);
@@ -99,6 +99,8 @@ brute_solve(const struct ground *g, double *log_z, double *marg,
 					acc[u] += p;
 	}
 	*log_z = max + (double)logl(sum);
+	if (log_max)
+		*log_max = max;
 	if (marg)
 		for (int u = 0; u < n; u++)
 			marg[u] = (double)(acc[u] / sum);

@@ -61,6 +61,6 @@ char *ground_atom_text(const struct ground *g, int64_t a);
  * non-zero weight. */
 #define BRUTE_MAX_UNKNOWN 24
 int brute_solve(const struct ground *g, double *log_z, double *marg,
-    struct err *e) WUR;
+    double *log_max, struct err *e) WUR;
 
 #endif

@@ -506,7 +506,7 @@ brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
 		return rc;
 	if (!(marg = xcalloc(r->g.unk_atom.n + 1, sizeof *marg)))
 		return err_oom(r->e);
-	if ((rc = brute_solve(&r->g, log_z, marg, r->e)))
+	if ((rc = brute_solve(&r->g, log_z, marg, NULL, r->e)))
 		goto done;
 	*unknown = (int64_t)r->g.unk_atom.n;
 	for (int64_t a = 0; a < r->g.natoms; a++) {

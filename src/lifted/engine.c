@@ -25,6 +25,10 @@
 
 #define LOG2 0.69314718055994530942
 
+/* What an unknown atom in no clause contributes: both of its values
+ * (sum) or either (max). */
+#define FREE(g) ((g)->o.semiring == ENG_MAX ? 0.0 : LOG2)
+
 struct lit {
 	int pred, neg, off;    /* arguments: arg[off .. off + arity) */
 };
@@ -1103,7 +1107,7 @@ solve_child(struct eng *g, struct th *child, const struct asg *as,
 		th_free(child);
 		return err_oom(g->e);
 	}
-	konst += (expected - assigned - ix.total) * LOG2;
+	konst += (expected - assigned - ix.total) * FREE(g);
 	index_free(&ix);
 	g->depth++;
 	if (solve(g, child, &z)) {
@@ -1497,7 +1501,7 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 				break;
 			}
 			rc = solve_child(g, c, &as, expected, &terms[k]);
-			if (!rc)
+			if (!rc && g->o.semiring == ENG_SUM)
 				terms[k] += lchoose(n, k);
 		}
 		g->mult = mult;
@@ -1505,10 +1509,12 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	for (int64_t k = 0; k <= n && !rc; k++)
 		if (terms[k] > max)
 			max = terms[k];
-	for (int64_t k = 0; k <= n && !rc && max > -INFINITY; k++)
+	for (int64_t k = 0; k <= n && !rc && max > -INFINITY &&
+	    g->o.semiring == ENG_SUM; k++)
 		sum += expl((long double)(terms[k] - max));
 	if (!rc)
-		*out = max == -INFINITY ? max : max + (double)logl(sum);
+		*out = max == -INFINITY || g->o.semiring == ENG_MAX ? max :
+		    max + (double)logl(sum);
 	free(terms);
 	return rc;
 }
@@ -1753,8 +1759,8 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		goto oom;
 	g->top_atoms = ix.total;
 	index_free(&ix);
-	g->top_add = ct->log_const + ct->free_atoms * LOG2 + konst +
-	    (expected - assigned - g->top_atoms) * LOG2;
+	g->top_add = ct->log_const + ct->free_atoms * FREE(g) + konst +
+	    (expected - assigned - g->top_atoms) * FREE(g);
 	*out = g;
 	return 0;
 oom:
@@ -1816,6 +1822,8 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	int found = 0;
 	double konst, z, assigned, lz;
 
+	if (g->o.semiring != ENG_SUM)
+		return err_set(e, SQLIFT_EINTERNAL, "marginals need the sum");
 	if ((rc = eng_log_z(g, &lz, e)))
 		return rc;
 	/* fixed by a hard unit clause of the theory? */

@@ -26,8 +26,15 @@ enum eng_order {
 int eng_order_parse(const char *s);
 const char *eng_order_name(int order);
 
+/* What a node combines: the one engine computes both. */
+enum eng_semiring {
+	ENG_SUM,               /* log Z: sums over worlds */
+	ENG_MAX                /* log of the weight of the heaviest world */
+};
+
 struct eng_opts {
 	int order;             /* enum eng_order */
+	int semiring;          /* enum eng_semiring */
 	int64_t max_nodes;     /* 0: no limit */
 	double max_seconds;    /* 0: no limit */
 	int no_cache;
@@ -46,7 +53,8 @@ struct eng_stats {
 struct eng;
 
 /* An engine for theory t (borrowed: it must outlive the engine).
- * log Z of t, constants and free atoms included, goes to *log_z. */
+ * eng_log_z: log Z of t, constants and free atoms included (ENG_MAX: the
+ * log weight of its heaviest world instead). */
 int eng_new(const struct ct_theory *t, const struct eng_opts *o,
     struct eng **out, struct err *e) WUR;
 void eng_free(struct eng *g);

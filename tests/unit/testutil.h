@@ -72,10 +72,11 @@ tu_domains(const struct mln_model *m)
 }
 
 /* Brute-force log Z of a parsed model with no evidence, all predicates
- * open.  Returns the status. */
+ * open, and the log weight of its heaviest world (log_max may be NULL).
+ * Returns the status. */
 static inline int
-tu_brute_model(const struct mln_model *m, const struct store_domain *d,
-    double *log_z, struct err *e)
+tu_brute_model_max(const struct mln_model *m, const struct store_domain *d,
+    double *log_z, double *log_max, struct err *e)
 {
 	struct ground g;
 	int *sp = calloc(m->preds.n + 1, sizeof *sp);
@@ -88,11 +89,18 @@ tu_brute_model(const struct mln_model *m, const struct store_domain *d,
 	if (!rc)
 		rc = ground_formulas(&g, e);
 	if (!rc)
-		rc = brute_solve(&g, log_z, NULL, e);
+		rc = brute_solve(&g, log_z, NULL, log_max, e);
 	ground_free(&g);
 	free(sp);
 	free(closed);
 	return rc;
+}
+
+static inline int
+tu_brute_model(const struct mln_model *m, const struct store_domain *d,
+    double *log_z, struct err *e)
+{
+	return tu_brute_model_max(m, d, log_z, NULL, e);
 }
 
 /* One double from a SQL query on the database at path. */
