@@ -92,13 +92,14 @@ mark_list(struct run *r, const char *list, int *mark, const char *opt)
 	return 0;
 }
 
-/* Marks the ground atoms that a query item names. */
+/* Resolves query item qa: its predicate (*pred) and the domain position
+ * of each constant argument (fixed[i], or -1 for a variable). */
 static int
-mark_query(struct run *r, const struct query_atom *qa, const char *where)
+query_resolve(struct run *r, const struct query_atom *qa, const char *where,
+    int *pred, int *fixed)
 {
 	int p = smap_get(&r->m->predmap, qa->pred);
 	const struct mln_pred *pr;
-	int fixed[64], idx[64];
 
 	if (p < 0)
 		return err_set(r->e, SQLIFT_EUSAGE, "%s: unknown query predicate %s",
@@ -121,17 +122,35 @@ mark_query(struct run *r, const struct query_atom *qa, const char *where)
 			    "domain of %s", where, qa->args[i],
 			    r->m->types.v[pr->types[i]].name);
 	}
+	*pred = p;
+	return 0;
+}
+
+/* Does the atom at domain positions idx match query item qa? */
+static int
+query_match(const struct query_atom *qa, int arity, const int *fixed,
+    const int *idx)
+{
+	for (int i = 0; i < arity; i++) {
+		if (fixed[i] >= 0 && idx[i] != fixed[i])
+			return 0;
+		if (qa->nargs >= 0 && qa->var[i] >= 0 && idx[i] != idx[qa->var[i]])
+			return 0;
+	}
+	return 1;
+}
+
+/* Marks the ground atoms that a query item names. */
+static int
+mark_query(struct run *r, const struct query_atom *qa, const char *where)
+{
+	int p, fixed[64], idx[64], rc;
+
+	if ((rc = query_resolve(r, qa, where, &p, fixed)))
+		return rc;
 	for (int64_t a = r->g.offset[p]; a < r->g.offset[p + 1]; a++) {
-		int ok = 1;
 		ground_atom_decode(&r->g, a, idx);
-		for (int i = 0; i < pr->arity && ok; i++) {
-			if (fixed[i] >= 0 && idx[i] != fixed[i])
-				ok = 0;
-			if (qa->nargs >= 0 && qa->var[i] >= 0 &&
-			    idx[i] != idx[qa->var[i]])
-				ok = 0;
-		}
-		if (ok)
+		if (query_match(qa, r->m->preds.v[p].arity, fixed, idx))
 			r->is_query[a] = 1;
 	}
 	return 0;
@@ -319,40 +338,17 @@ exact_mark(struct run *r, const struct query_atom *qa, int p,
     unsigned char *seen, int64_t natoms)
 {
 	const struct mln_pred *pr = &r->m->preds.v[p];
-	int fixed[64], idx[64];
+	int fixed[64], idx[64], rc, q;
 
-	if (qa->nargs >= 0 && qa->nargs != pr->arity)
-		return err_set(r->e, SQLIFT_EUSAGE, "query: %s takes %d argument%s,"
-		    " found %d", pr->name, pr->arity, pr->arity == 1 ? "" : "s",
-		    qa->nargs);
-	for (int i = 0; i < pr->arity; i++) {
-		const struct store_domain *d = &r->dom[pr->types[i]];
-		fixed[i] = -1;
-		if (qa->nargs < 0 || !qa->args[i])
-			continue;
-		for (int k = 0; k < d->n; k++)
-			if (!strcmp(d->names[k], qa->args[i]))
-				fixed[i] = k;
-		if (fixed[i] < 0)
-			return err_set(r->e, SQLIFT_EUSAGE, "query: %s is not in the "
-			    "domain of %s", qa->args[i],
-			    r->m->types.v[pr->types[i]].name);
-	}
+	if ((rc = query_resolve(r, qa, "query", &q, fixed)))
+		return rc;
 	for (int64_t a = 0; a < natoms; a++) {
 		int64_t x = a;
-		int ok = 1;
 		for (int i = pr->arity - 1; i >= 0; i--) {
 			idx[i] = (int)(x % r->dom[pr->types[i]].n);
 			x /= r->dom[pr->types[i]].n;
 		}
-		for (int i = 0; i < pr->arity && ok; i++) {
-			if (fixed[i] >= 0 && idx[i] != fixed[i])
-				ok = 0;
-			if (qa->nargs >= 0 && qa->var[i] >= 0 &&
-			    idx[i] != idx[qa->var[i]])
-				ok = 0;
-		}
-		if (ok)
+		if (query_match(qa, pr->arity, fixed, idx))
 			seen[a] = 1;
 	}
 	return 0;

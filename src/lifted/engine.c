@@ -207,9 +207,10 @@ cl_has_neq(const struct cl *c, int a, int b)
 	return 0;
 }
 
-/* c with variable v replaced by u (u < v) and v removed. */
+/* c without variable v: replaced by u (u < v) where it occurs, or, with
+ * u < 0, a variable in no literal whose inequalities go with it. */
 static struct cl *
-cl_merge(const struct cl *c, int u, int v)
+cl_without(const struct cl *c, int v, int u)
 {
 	struct cl *d = cl_new(c->nvars - 1, c->nneq, c->nlits, c->nargs);
 	int n = 0;
@@ -228,6 +229,8 @@ cl_merge(const struct cl *c, int u, int v)
 	}
 	for (int i = 0; i < c->nneq; i++) {
 		int a = c->neq[i][0], b = c->neq[i][1];
+		if (u < 0 && (a == v || b == v))
+			continue;
 		a = a == v ? u : a > v ? a - 1 : a;
 		b = b == v ? u : b > v ? b - 1 : b;
 		if (a > b) {
@@ -262,35 +265,6 @@ cl_add_neq(const struct cl *c, int a, int b)
 	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
 	d->neq[c->nneq][0] = a < b ? a : b;
 	d->neq[c->nneq][1] = a < b ? b : a;
-	return d;
-}
-
-/* c without variable v (in no literal). */
-static struct cl *
-cl_drop_var(const struct cl *c, int v)
-{
-	struct cl *d = cl_new(c->nvars - 1, c->nneq, c->nlits, c->nargs);
-	int n = 0;
-
-	if (!d)
-		return NULL;
-	d->w = c->w;
-	d->hard = c->hard;
-	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
-	for (int x = 0, y = 0; x < c->nvars; x++)
-		if (x != v)
-			d->blk[y++] = c->blk[x];
-	for (int i = 0; i < c->nargs; i++)
-		d->arg[i] = c->arg[i] > v ? c->arg[i] - 1 : c->arg[i];
-	for (int i = 0; i < c->nneq; i++) {
-		int a = c->neq[i][0], b = c->neq[i][1];
-		if (a == v || b == v)
-			continue;
-		d->neq[n][0] = a > v ? a - 1 : a;
-		d->neq[n][1] = b > v ? b - 1 : b;
-		n++;
-	}
-	d->nneq = n;
 	return d;
 }
 
@@ -628,7 +602,7 @@ normalise(const struct eng *g, struct th *t)
 					}
 		}
 		if (u >= 0) {
-			struct cl *m = cl_merge(c, u, v), *n = cl_add_neq(c, u, v);
+			struct cl *m = cl_without(c, v, u), *n = cl_add_neq(c, u, v);
 			if (!m || !n) {
 				free(m);
 				free(n);
@@ -773,7 +747,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 					clique = cl_has_neq(c, nb[a], nb[b]);
 			if (!clique)
 				continue;
-			if (!(d = cl_drop_var(c, v)))
+			if (!(d = cl_without(c, v, -1)))
 				goto fail;
 			if (!c->hard)
 				d->w *= (double)(t->size[c->blk[v]] - deg);
