@@ -41,6 +41,7 @@ struct store {
 		sqlite3_stmt *root[64], *distinct[64], *group[64];
 		sqlite3_stmt *count, *side_put, *side_clear, *rows;
 		sqlite3_stmt *count_all, *rows_all, *put;
+		struct buf json;       /* the sides of the cube being put */
 	} cube;
 };
 
@@ -1209,6 +1210,7 @@ store_cube_close(struct store *s)
 	sqlite3_finalize(s->cube.rows);
 	sqlite3_finalize(s->cube.count_all);
 	sqlite3_finalize(s->cube.rows_all);
+	buf_free(&s->cube.json);
 	sqlite3_finalize(s->cube.put);
 	memset(&s->cube, 0, sizeof s->cube);
 	s->cube.pred = -1;
@@ -1372,20 +1374,34 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
     const struct store_ids *sides, unsigned negated, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
-	struct buf j;
+	struct buf *j = &s->cube.json;
 	int r;
 
-	/* the sides as a JSON array of arrays of constant ids */
-	buf_init(&j);
-	buf_puts(&j, "[");
+	/* the sides as a JSON array of arrays of constant ids (no printf:
+	 * this is most of the time of a build with many small cubes) */
+	buf_clear(j);
+	buf_add(j, "[", 1);
 	for (int i = 0; i < s->preds.v[pi].arity; i++) {
-		buf_puts(&j, i ? ",[" : "[");
-		for (size_t k = 0; k < sides[i].n; k++)
-			buf_printf(&j, "%s%lld", k ? "," : "", (long long)sides[i].v[k]);
-		buf_puts(&j, "]");
+		buf_add(j, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t k = 0; k < sides[i].n; k++) {
+			char d[24], *p = d + sizeof d;
+			uint64_t v = (uint64_t)sides[i].v[k];
+			int neg = sides[i].v[k] < 0;
+			if (neg)
+				v = -v;
+			do
+				*--p = (char)('0' + v % 10);
+			while ((v /= 10));
+			if (neg)
+				*--p = '-';
+			if (k)
+				*--p = ',';
+			buf_add(j, p, (size_t)(d + sizeof d - p));
+		}
+		buf_add(j, "]", 1);
 	}
-	buf_puts(&j, "]");
-	if (j.oom)
+	buf_add(j, "]", 1);
+	if (j->oom)
 		return err_oom(e);
 	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
 	if (truth < 0)
@@ -1394,10 +1410,9 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
 	sqlite3_bind_int(st, 4, (int)negated);
-	sqlite3_bind_text(st, 5, j.s, (int)j.len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, j->s, (int)j->len, SQLITE_STATIC);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
-	buf_free(&j);
 	return r == SQLITE_DONE ? 0 : dberr(s, e, "cubes");
 }
 
@@ -1476,49 +1491,120 @@ store_type_at(const struct store *s, int64_t type_id)
 	return type_index(s, type_id);
 }
 
+/* Signature -> block number: open addressing on the 64-bit signature. */
+struct sigmap {
+	uint64_t *key;
+	int *val;
+	size_t n, cap;         /* cap a power of two */
+};
+
+static int
+sigmap_get(struct sigmap *m, uint64_t h, int *next)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		uint64_t *k = xcalloc(cap, sizeof *k);
+		int *v = xmalloc(cap * sizeof *v);
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -1;
+		}
+		for (size_t x = 0; x < cap; x++)
+			v[x] = -1;
+		for (size_t x = 0; x < m->cap; x++)
+			if (m->val[x] >= 0) {
+				size_t y = (size_t)(m->key[x] * 0x9E3779B97F4A7C15ULL) &
+				    (cap - 1);
+				while (v[y] >= 0)
+					y = (y + 1) & (cap - 1);
+				k[y] = m->key[x];
+				v[y] = m->val[x];
+			}
+		free(m->key);
+		free(m->val);
+		m->key = k;
+		m->val = v;
+		m->cap = cap;
+	}
+	i = (size_t)(h * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);
+	while (m->val[i] >= 0 && m->key[i] != h)
+		i = (i + 1) & (m->cap - 1);
+	if (m->val[i] < 0) {
+		m->key[i] = h;
+		m->val[i] = (*next)++;
+		m->n++;
+	}
+	return m->val[i];
+}
+
+#define BLOCK_ROWS 64          /* rows per INSERT of the blocks */
+
 int
 store_blocks_build(struct store *s, uint64_t *const *sig, const int64_t *cap,
     FILE *report, struct err *e)
 {
-	sqlite3_stmt *dom = NULL, *put = NULL;
+	sqlite3_stmt *dom = NULL, *put = NULL, *put1 = NULL;
+	struct buf q;
 	int rc;
 
+	buf_init(&q);
+	buf_puts(&q, "INSERT INTO blocks (type_id, block, const_id) VALUES ");
+	for (int i = 0; i < BLOCK_ROWS; i++)
+		buf_puts(&q, i ? ",(?,?,?)" : "(?,?,?)");
+	if (q.oom) {
+		rc = err_oom(e);
+		goto done;
+	}
 	if ((rc = prep(s, "SELECT const_id FROM domains WHERE type_id = ?1 "
 	    "ORDER BY const_id", &dom, e)) ||
+	    (rc = prep(s, q.s, &put, e)) ||
 	    (rc = prep(s, "INSERT INTO blocks (type_id, block, const_id) VALUES "
-	    "(?1, ?2, ?3)", &put, e)))
+	    "(?1, ?2, ?3)", &put1, e)))
 		goto done;
 	for (size_t t = 0; t < s->type_ids.n && !rc; t++) {
-		struct smap by;
-		int64_t nconst = 0;
-		int nblocks = 0, r;
+		struct sigmap by = { 0 };
+		int64_t nconst = 0, row[BLOCK_ROWS][2];
+		int nblocks = 0, nrow = 0, r;
 
-		smap_init(&by);
 		sqlite3_bind_int64(dom, 1, s->type_ids.v[t]);
 		while (!rc && (r = sqlite3_step(dom)) == SQLITE_ROW) {
 			int64_t c = sqlite3_column_int64(dom, 0);
-			uint64_t h = c < cap[t] ? sig[t][c] : 0;
-			char key[24];
-			int b;
-			snprintf(key, sizeof key, "%016llx", (unsigned long long)h);
-			if ((b = smap_get(&by, key)) < 0) {
-				b = nblocks++;
-				if (smap_put(&by, key, b) < 0) {
-					rc = err_oom(e);
-					break;
-				}
+			int b = sigmap_get(&by, c < cap[t] ? sig[t][c] : 0, &nblocks);
+			if (b < 0) {
+				rc = err_oom(e);
+				break;
 			}
-			sqlite3_bind_int64(put, 1, s->type_ids.v[t]);
-			sqlite3_bind_int(put, 2, b);
-			sqlite3_bind_int64(put, 3, c);
+			row[nrow][0] = b;
+			row[nrow][1] = c;
+			nconst++;
+			if (++nrow < BLOCK_ROWS)
+				continue;
+			for (int i = 0; i < BLOCK_ROWS; i++) {
+				sqlite3_bind_int64(put, 3 * i + 1, s->type_ids.v[t]);
+				sqlite3_bind_int64(put, 3 * i + 2, row[i][0]);
+				sqlite3_bind_int64(put, 3 * i + 3, row[i][1]);
+			}
 			r = sqlite3_step(put);
 			sqlite3_reset(put);
 			if (r != SQLITE_DONE)
 				rc = dberr(s, e, "blocks");
-			nconst++;
+			nrow = 0;
+		}
+		for (int i = 0; i < nrow && !rc; i++) {
+			sqlite3_bind_int64(put1, 1, s->type_ids.v[t]);
+			sqlite3_bind_int64(put1, 2, row[i][0]);
+			sqlite3_bind_int64(put1, 3, row[i][1]);
+			r = sqlite3_step(put1);
+			sqlite3_reset(put1);
+			if (r != SQLITE_DONE)
+				rc = dberr(s, e, "blocks");
 		}
 		sqlite3_reset(dom);
-		smap_free(&by);
+		free(by.key);
+		free(by.val);
 		if (!rc && report)
 			fprintf(report, "type %-19s %9lld constants in %6d blocks\n",
 			    s->type_names.v[t], (long long)nconst, nblocks);
@@ -1526,6 +1612,8 @@ store_blocks_build(struct store *s, uint64_t *const *sig, const int64_t *cap,
 done:
 	sqlite3_finalize(dom);
 	sqlite3_finalize(put);
+	sqlite3_finalize(put1);
+	buf_free(&q);
 	return rc;
 }
 
