@@ -82,7 +82,7 @@ struct eng {
 	double top_z;
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
-	char step[200];        /* the last grounding, for limit messages */
+	char step[200];        /* the largest grounding, for limit messages */
 	struct err *e;
 	/* a schematic run (eng_plan): one branch of each binomial followed,
 	 * every step written to plan with how often a full run would take it */
@@ -1501,15 +1501,18 @@ ground_one(struct eng *g, struct th *t, const struct index *ix, int cls,
 	int b = ix->big[cls], nb;
 	const struct occ *o = &ix->occ[ix->first[cls]];
 	const struct mln_model *m = g->ct->m;
+	char step[sizeof g->step];
 
 	g->st.groundings++;
-	if (t->size[b] > g->st.largest_grounding)
+	snprintf(step, sizeof step, "grounding a block of %lld %s constants "
+	    "for %s/%d", (long long)t->size[b], m->types.v[t->type[b]].name,
+	    m->preds.v[o->key[0]].name, arity(g, o->key[0]));
+	/* a limit's message names the largest grounding the search needed */
+	if (t->size[b] > g->st.largest_grounding) {
 		g->st.largest_grounding = t->size[b];
-	snprintf(g->step, sizeof g->step, "grounding a block of %lld %s "
-	    "constants for %s/%d", (long long)t->size[b],
-	    m->types.v[t->type[b]].name, m->preds.v[o->key[0]].name,
-	    arity(g, o->key[0]));
-	plan_line(g, "%s", g->step);
+		memcpy(g->step, step, sizeof step);
+	}
+	plan_line(g, "%s", step);
 	if ((nb = th_add_block(t, 1, t->type[b])) < 0 ||
 	    split_clauses(t, b, nb) < 0) {
 		th_free(t);
