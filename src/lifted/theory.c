@@ -477,6 +477,14 @@ build_clause(struct ct_theory *t, const struct mln_formula *f, int *zero,
 		c.nvars = (int)b.type.n;
 		c.type = b.type.v;
 		b.type.v = NULL;
+		if (c.nvars > 64) {
+			/* the lifted code keeps per-variable arrays of 64 */
+			rc = err_set(e, SQLIFT_ELIMIT, "%s:%d: a clause with %d "
+			    "variables (each constant counts as one); the lifted "
+			    "methods handle at most 64", t->m->file ? t->m->file :
+			    "model", f->line, c.nvars);
+			goto done_owned;
+		}
 		if (!(tu = si_tuple_new(t->sp, c.nvars, c.type)))
 			goto oom;
 		for (int v = 0; v < c.nvars; v++)
