@@ -407,22 +407,68 @@ exact_queries(struct run *r, const struct ct_theory *t, struct eng *g,
 	return 0;
 }
 
+/* The constrained theory of a run: cubes built, clauses of the model,
+ * evidence folded in (normal: the Normal form).  Shared by exact
+ * inference and explain. */
+struct built {
+	struct mln_model *c;       /* the clause model */
+	struct mln_domain *md;
+	struct ct_evidence *ev;
+	struct ct_theory *t;
+	int *closed;
+	double k;                  /* the clause conversion's constant */
+};
+
+static void
+built_free(struct built *b)
+{
+	ct_free(b->t);
+	if (b->c)
+		ct_evidence_free(b->ev, (int)b->c->types.n, (int)b->c->preds.n);
+	free(b->closed);
+	free(b->md);
+	mln_free(b->c);
+	memset(b, 0, sizeof *b);
+}
+
+static int
+build_theory(struct run *r, int normal, struct built *b)
+{
+	struct err *e = r->e;
+	int rc;
+
+	memset(b, 0, sizeof *b);
+	if ((rc = cube_build_all(r->s, NULL, e)))
+		return rc;
+	if (!(b->md = xcalloc(r->m->types.n + 1, sizeof *b->md)))
+		return err_oom(e);
+	for (size_t ty = 0; ty < r->m->types.n; ty++) {
+		b->md[ty].n = r->dom[ty].n;
+		b->md[ty].names = r->dom[ty].names;
+	}
+	if ((rc = mln_to_clauses(r->m, b->md, &b->c, &b->k, e)))
+		return rc;
+	if (!(b->closed = xcalloc(b->c->preds.n + 1, sizeof *b->closed)))
+		return err_oom(e);
+	memcpy(b->closed, r->closed, r->m->preds.n * sizeof *b->closed);
+	if ((rc = ct_evidence_read(r->s, b->c, r->dom, b->closed, &b->ev, e)))
+		return rc;
+	b->ev->normal = normal;
+	return ct_build(b->c, r->dom, b->ev, &b->t, e);
+}
+
 /* Exact lifted inference: the constrained theory of the model and the
  * evidence, then the engine; marginals per group of query atoms. */
 static int
 exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
     struct groups *gr, struct qrows *rows, struct buf *stats)
 {
-	struct mln_model *c = NULL;
-	struct mln_domain *md = NULL;
-	struct ct_evidence *ev = NULL;
-	struct ct_theory *t = NULL;
+	struct built b;
 	struct eng *g = NULL;
 	struct eng_opts eo = { 0 };
 	struct eng_stats st;
-	int *closed = NULL, rc;
-	double k = 0;
 	struct err *e = r->e;
+	int rc;
 
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.max_nodes = o->max_nodes;
@@ -434,33 +480,13 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	    strcmp(o->constraints, "normal"))
 		return err_set(e, SQLIFT_EUSAGE, "unknown constraints '%s' "
 		    "(available: setineq, normal)", o->constraints);
-	if ((rc = cube_build_all(r->s, NULL, e)))
+	if ((rc = build_theory(r, o->constraints && !strcmp(o->constraints,
+	    "normal"), &b)) ||
+	    (rc = eng_new(b.t, &eo, &g, e)) ||
+	    (rc = eng_log_z(g, log_z, e)) ||
+	    (rc = exact_queries(r, b.t, g, *log_z, gr, rows)))
 		goto done;
-	if (!(md = xcalloc(r->m->types.n + 1, sizeof *md))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	for (size_t ty = 0; ty < r->m->types.n; ty++) {
-		md[ty].n = r->dom[ty].n;
-		md[ty].names = r->dom[ty].names;
-	}
-	if ((rc = mln_to_clauses(r->m, md, &c, &k, e)))
-		goto done;
-	if (!(closed = xcalloc(c->preds.n + 1, sizeof *closed))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	memcpy(closed, r->closed, r->m->preds.n * sizeof *closed);
-	if ((rc = ct_evidence_read(r->s, c, r->dom, closed, &ev, e)))
-		goto done;
-	ev->normal = o->constraints && !strcmp(o->constraints, "normal");
-	if ((rc = ct_build(c, r->dom, ev, &t, e)) ||
-	    (rc = eng_new(t, &eo, &g, e)) ||
-	    (rc = eng_log_z(g, log_z, e)))
-		goto done;
-	if ((rc = exact_queries(r, t, g, *log_z, gr, rows)))
-		goto done;
-	*log_z += k;
+	*log_z += b.k;
 	eng_get_stats(g, &st);
 	buf_printf(stats, "{\"nodes\":%lld,\"cache_hits\":%lld,"
 	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
@@ -469,17 +495,12 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	    (long long)st.cache_hits, (long long)st.decompositions,
 	    (long long)st.powers, (long long)st.binomials,
 	    (long long)st.groundings, (long long)st.largest_grounding,
-	    eng_order_name(eo.order), ev->normal ? "normal" : "setineq");
+	    eng_order_name(eo.order), b.ev->normal ? "normal" : "setineq");
 	if (stats->oom)
 		rc = err_oom(e);
 done:
 	eng_free(g);
-	ct_free(t);
-	if (c)
-		ct_evidence_free(ev, (int)c->types.n, (int)c->preds.n);
-	free(closed);
-	free(md);
-	mln_free(c);
+	built_free(&b);
 	return rc;
 }
 
@@ -680,39 +701,15 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 {
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *body = NULL;
-	struct mln_model *c = NULL;
-	struct mln_domain *md = NULL;
-	struct ct_evidence *ev = NULL;
-	struct ct_theory *t = NULL;
-	int *closed = NULL, rc;
-	double k = 0;
+	struct built b = { 0 };
+	int rc;
 
 	r.s = s;
 	r.e = e;
 	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
-	    (rc = cube_build_all(s, NULL, e)))
+	    (rc = build_theory(&r, normal, &b)))
 		goto done;
-	if (!(md = xcalloc(r.m->types.n + 1, sizeof *md))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	for (size_t ty = 0; ty < r.m->types.n; ty++) {
-		md[ty].n = r.dom[ty].n;
-		md[ty].names = r.dom[ty].names;
-	}
-	if ((rc = mln_to_clauses(r.m, md, &c, &k, e)))
-		goto done;
-	if (!(closed = xcalloc(c->preds.n + 1, sizeof *closed))) {
-		rc = err_oom(e);
-		goto done;
-	}
-	memcpy(closed, r.closed, r.m->preds.n * sizeof *closed);
-	if ((rc = ct_evidence_read(s, c, r.dom, closed, &ev, e)))
-		goto done;
-	ev->normal = normal;
-	if ((rc = ct_build(c, r.dom, ev, &t, e)))
-		goto done;
-	if (!(body = ct_text(t))) {
+	if (!(body = ct_text(b.t))) {
 		rc = err_oom(e);
 		goto done;
 	}
@@ -722,7 +719,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		fprintf(out, "predicate %s: %s world\n", r.m->preds.v[p].name,
 		    r.closed[p] ? "closed" : "open");
 	fprintf(out, "%s", body);
-	fprintf(out, "clause conversion constant %.17g\n", k);
+	fprintf(out, "clause conversion constant %.17g\n", b.k);
 	{
 		struct eng_opts eo = { 0 };
 		struct eng *g = NULL;
@@ -734,7 +731,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 			goto done;
 		}
 		buf_init(&plan);
-		if ((rc = eng_new(t, &eo, &g, e)) == 0)
+		if ((rc = eng_new(b.t, &eo, &g, e)) == 0)
 			rc = eng_plan(g, &plan, e);
 		eng_free(g);
 		if (rc == SQLIFT_ELIMIT) {
@@ -751,12 +748,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	}
 done:
 	free(body);
-	ct_free(t);
-	if (c)
-		ct_evidence_free(ev, (int)c->types.n, (int)c->preds.n);
-	free(closed);
-	free(md);
-	mln_free(c);
+	built_free(&b);
 	free(text);
 	free(path);
 	free(fp);

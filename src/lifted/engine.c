@@ -177,10 +177,11 @@ cl_new(int nvars, int nneq, int nlits, int nargs)
 	return c;
 }
 
+/* A copy of c with room for extra more inequalities (left unset). */
 static struct cl *
-cl_copy(const struct cl *c)
+cl_copy_room(const struct cl *c, int extra)
 {
-	struct cl *d = cl_new(c->nvars, c->nneq, c->nlits, c->nargs);
+	struct cl *d = cl_new(c->nvars, c->nneq + extra, c->nlits, c->nargs);
 
 	if (!d)
 		return NULL;
@@ -191,6 +192,12 @@ cl_copy(const struct cl *c)
 	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
 	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
 	return d;
+}
+
+static struct cl *
+cl_copy(const struct cl *c)
+{
+	return cl_copy_room(c, 0);
 }
 
 static int
@@ -253,16 +260,10 @@ cl_without(const struct cl *c, int v, int u)
 static struct cl *
 cl_add_neq(const struct cl *c, int a, int b)
 {
-	struct cl *d = cl_new(c->nvars, c->nneq + 1, c->nlits, c->nargs);
+	struct cl *d = cl_copy_room(c, 1);
 
 	if (!d)
 		return NULL;
-	d->w = c->w;
-	d->hard = c->hard;
-	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
-	memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
-	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
-	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
 	d->neq[c->nneq][0] = a < b ? a : b;
 	d->neq[c->nneq][1] = a < b ? b : a;
 	return d;

@@ -136,11 +136,7 @@ START_TEST(test_engine_random_models)
 			continue;  /* a variable only in an equality */
 		}
 		d = tu_domains(m);
-		md = calloc(m->types.n, sizeof *md);
-		for (size_t ty = 0; ty < m->types.n; ty++) {
-			md[ty].n = d[ty].n;
-			md[ty].names = d[ty].names;
-		}
+		md = tu_mln_domains(m, d);
 		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 		rc1 = tu_brute_model_max(m, d, &lz1, &max1, &e);
 		if (rc1 == SQLIFT_ELIMIT)
@@ -305,11 +301,7 @@ engine_model(const char *text, struct eng_stats *st)
 	ck_assert_msg(mln_parse(text, strlen(text), "t.mln", &m, &e) == 0, "%s",
 	    e.msg);
 	d = tu_domains(m);
-	md = calloc(m->types.n, sizeof *md);
-	for (size_t ty = 0; ty < m->types.n; ty++) {
-		md[ty].n = d[ty].n;
-		md[ty].names = d[ty].names;
-	}
+	md = tu_mln_domains(m, d);
 	ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 	ck_assert_int_eq(ct_build(c, d, NULL, &t, &e), 0);
 	ck_assert_msg(engine_log_z(t, ENG_MIN_TABLE, 0, &lz, st, &e) == 0, "%s",

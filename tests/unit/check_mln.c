@@ -177,11 +177,7 @@ START_TEST(test_clauses_keep_log_z)
 			continue;
 		}
 		d = tu_domains(m);
-		md = calloc(m->types.n, sizeof *md);
-		for (size_t t = 0; t < m->types.n; t++) {
-			md[t].n = d[t].n;
-			md[t].names = d[t].names;
-		}
+		md = tu_mln_domains(m, d);
 		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 		for (size_t i = 0; i < c->preds.n; i++)
 			aux += c->preds.v[i].aux;

@@ -48,11 +48,7 @@ START_TEST(test_theory_keeps_log_z)
 			continue;  /* a variable only in an equality */
 		}
 		d = tu_domains(m);
-		md = calloc(m->types.n, sizeof *md);
-		for (size_t ty = 0; ty < m->types.n; ty++) {
-			md[ty].n = d[ty].n;
-			md[ty].names = d[ty].names;
-		}
+		md = tu_mln_domains(m, d);
 		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 		rc1 = tu_brute_model(m, d, &lz1, &e);
 		rc2 = ct_build(c, d, NULL, &t, &e);
@@ -155,11 +151,7 @@ START_TEST(test_theory_with_evidence)
 		ck_assert_int_eq(store_open(dbp, 0, &st, &e), 0);
 		ck_assert_int_eq(store_begin(st, &e), 0);
 		ck_assert_int_eq(store_domains(st, m, &dom, &e), 0);
-		md = calloc(m->types.n, sizeof *md);
-		for (size_t ty = 0; ty < m->types.n; ty++) {
-			md[ty].n = dom[ty].n;
-			md[ty].names = dom[ty].names;
-		}
+		md = tu_mln_domains(m, dom);
 		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
 		closed = calloc(c->preds.n + 1, sizeof *closed);
 		for (size_t p = 0; p < m->preds.n; p++) {

@@ -71,6 +71,19 @@ tu_domains(const struct mln_model *m)
 	return d;
 }
 
+/* The domains as mln_to_clauses() wants them (names borrowed from d). */
+static inline struct mln_domain *
+tu_mln_domains(const struct mln_model *m, const struct store_domain *d)
+{
+	struct mln_domain *md = calloc(m->types.n + 1, sizeof *md);
+
+	for (size_t ty = 0; ty < m->types.n; ty++) {
+		md[ty].n = d[ty].n;
+		md[ty].names = d[ty].names;
+	}
+	return md;
+}
+
 /* Brute-force log Z of a parsed model with no evidence, all predicates
  * open, and the log weight of its heaviest world (log_max may be NULL).
  * Returns the status. */
