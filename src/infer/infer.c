@@ -635,7 +635,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	for (size_t k = 0; k < gr.v.n; k++)
 		if ((rc = store_group_add(s, *run_id, (int64_t)k,
 		    r.m->preds.v[gr.v.v[k].pred].name, gr.v.v[k].atoms,
-		    gr.v.v[k].p, e)))
+		    gr.v.v[k].p, NAN, e)))
 			goto done;
 	if (o->result_path) {
 		struct buf b;

@@ -98,14 +98,25 @@ struct store_run {
 	int64_t unknown_atoms, query_atoms;
 	double seconds;
 	const char *stats;     /* JSON object, or NULL */
+	/* sampling methods (lis, ground-lis); samples == 0 stores NULL in
+	 * all four columns */
+	int64_t samples;
+	double log_z_stderr, ess;
+	const char *proposal;
 };
 int store_run_add(struct store *s, const struct store_run *r, int64_t *id,
     struct err *e) WUR;
 /* group: the run's group of the atom, or -1 */
 int store_marginal_add(struct store *s, int64_t run, const char *pred,
     const char *atom, double p, int64_t group, struct err *e) WUR;
+/* stderr: NaN stores NULL (exact methods) */
 int store_group_add(struct store *s, int64_t run, int64_t group,
-    const char *pred, double atoms, double p, struct err *e) WUR;
+    const char *pred, double atoms, double p, double stderr_p,
+    struct err *e) WUR;
+/* One point of a sampling run's convergence trace: the estimate after
+ * the first `samples` samples. */
+int store_trace_add(struct store *s, int64_t run, int64_t samples,
+    double log_z, double log_z_stderr, double ess, struct err *e) WUR;
 /* Current UTC time as the database writes it; caller frees. */
 char *store_now(struct store *s);
 
