@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sqlift.h"
+#include "sqlift-trace.h"
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/infer.h"
@@ -235,6 +236,11 @@ sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 		o.constraints = j.constraints;
 		o.max_nodes = j.max_nodes;
 		o.max_seconds = j.max_seconds;
+		o.samples = j.samples;
+		o.threads = (int)j.threads;
+		o.proposal = j.proposal;
+		o.exact_budget = j.exact_budget < 0 ? 0 : j.exact_budget == 0 ? -1 :
+		    j.exact_budget;
 		o.seed = j.seed;
 		o.result_path = j.result;
 		o.job_path = ini_path;
@@ -282,4 +288,61 @@ sqlift_info(sqlift *db, FILE *out)
 		rc = store_info(db->s, out, &db->e);
 	store_rollback(db->s);
 	return rc;
+}
+
+/* The points of a trace as store_trace_each() hands them over. */
+struct trace_acc {
+	VEC(struct sqlift_trace_point) v;
+	int oom;
+};
+
+static int
+trace_point(void *ctx, int64_t samples, double log_z, double log_z_stderr,
+    double ess)
+{
+	struct trace_acc *a = ctx;
+	struct sqlift_trace_point p = { samples, log_z, log_z_stderr, ess };
+
+	if (VEC_PUSH(a->v, p)) {
+		a->oom = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int
+sqlift_trace(sqlift *db, int64_t run_id, struct sqlift_trace_point **points,
+    size_t *n)
+{
+	struct trace_acc a = { { NULL, 0, 0 }, 0 };
+	char *method = NULL;
+	int rc;
+
+	*points = NULL;
+	*n = 0;
+	if ((rc = store_begin_read(db->s, &db->e)) ||
+	    (rc = store_run_method(db->s, run_id, &method, &db->e)))
+		goto done;
+	if (!method) {
+		rc = err_set(&db->e, SQLIFT_EUSAGE, "%s: no run %lld",
+		    store_path(db->s), (long long)run_id);
+		goto done;
+	}
+	rc = store_trace_each(db->s, run_id, trace_point, &a, &db->e);
+	if (a.oom)
+		rc = err_oom(&db->e);
+	else if (!rc && a.v.n == 0)
+		rc = err_set(&db->e, SQLIFT_EUSAGE, "run %lld (%s) has no "
+		    "convergence trace: only sampling runs have one",
+		    (long long)run_id, method);
+done:
+	store_rollback(db->s);
+	free(method);
+	if (rc) {
+		free(a.v.v);
+		return rc;
+	}
+	*points = a.v.v;
+	*n = a.v.n;
+	return 0;
 }

@@ -50,7 +50,7 @@ SQLIFT_WUR int sqlift_load(sqlift *db, const char *model_path,
     int64_t *n_atoms);
 
 struct sqlift_infer_opts {
-	const char *method;      /* "exact" or "brute" */
+	const char *method;      /* "exact", "lis", "ground-lis", "brute" */
 	const char *queries;     /* comma-separated predicate names, or NULL */
 	const char *query_file;  /* Alchemy query atoms file, or NULL */
 	const char *open_world;  /* comma-separated predicates forced open */
@@ -64,7 +64,15 @@ struct sqlift_infer_opts {
 	                            rel-min-fill, min-fill */
 	const char *constraints; /* setineq (NULL) or normal */
 	int64_t max_nodes;       /* 0: no limit */
-	double max_seconds;      /* 0: no limit */
+	double max_seconds;      /* 0: no limit (lis: stop sampling then) */
+	/* lis, ground-lis: */
+	int64_t samples;         /* 0: 1000, or as many as max_seconds allows */
+	int threads;             /* independent streams; 0: 1 */
+	const char *proposal;    /* adaptive (NULL), binomial, uniform */
+	int64_t exact_budget;    /* nodes of exact search tried on a part
+	                            before sampling it; 0: the default (1000),
+	                            -1: none, sample every branch */
+	int progress;            /* a progress bar on stderr */
 };
 
 /* Runs inference in one transaction and records the run; *run_id gets

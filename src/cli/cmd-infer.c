@@ -3,8 +3,21 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
+
+/* A non-negative integer option; -1 if it is not one. */
+static long long
+count_arg(const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	return errno || *end || !*s || v < 0 ? -1 : v;
+}
 
 static int
 run(int argc, char **argv)
@@ -22,6 +35,10 @@ run(int argc, char **argv)
 		{ "constraints", required_argument, NULL, 'c' },
 		{ "max-nodes", required_argument, NULL, 'N' },
 		{ "max-seconds", required_argument, NULL, 'T' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "threads", required_argument, NULL, 'j' },
+		{ "proposal", required_argument, NULL, 'p' },
+		{ "exact-budget", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sqlift_infer_opts o = { 0 };
@@ -56,6 +73,25 @@ run(int argc, char **argv)
 				return cli_usage(&cmd_infer, "--max-seconds '%s' is not a "
 				    "positive number", optarg);
 			break;
+		case 'n':
+			if ((o.samples = count_arg(optarg)) <= 0)
+				return cli_usage(&cmd_infer, "--samples '%s' is not a "
+				    "positive integer", optarg);
+			break;
+		case 'j':
+			if (count_arg(optarg) <= 0 || count_arg(optarg) > 256)
+				return cli_usage(&cmd_infer, "--threads '%s' is not an "
+				    "integer from 1 to 256", optarg);
+			o.threads = (int)count_arg(optarg);
+			break;
+		case 'p': o.proposal = optarg; break;
+		case 'B':
+			if ((o.exact_budget = count_arg(optarg)) < 0)
+				return cli_usage(&cmd_infer, "--exact-budget '%s' is not a "
+				    "non-negative integer", optarg);
+			if (o.exact_budget == 0)
+				o.exact_budget = -1;
+			break;
 		case 's':
 			errno = 0;
 			o.seed = strtoull(optarg, &end, 10);
@@ -70,7 +106,9 @@ run(int argc, char **argv)
 	if (argc - optind != 1)
 		return cli_usage(&cmd_infer, "needs exactly one database");
 	if (!o.method)
-		return cli_usage(&cmd_infer, "needs --method (exact or brute)");
+		return cli_usage(&cmd_infer, "needs --method (exact, lis, "
+		    "ground-lis or brute)");
+	o.progress = isatty(STDERR_FILENO);
 	rc = sqlift_open(argv[optind], 0, &db);
 	if (!rc)
 		rc = sqlift_infer(db, &o, &run_id);
@@ -87,19 +125,32 @@ run(int argc, char **argv)
 const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
 	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
-	"       [--max-seconds S] [--seed N] [-r FILE] [-v]",
+	"       [--max-seconds S] [--samples N] [--threads T] [--proposal P]\n"
+	"       [--exact-budget N] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"
 	"marginals view.  Prints the run's id.\n\n"
 	"  -m, --method M      exact: lifted, exact (log Z and marginals)\n"
+	"                      lis: lifted importance sampling (estimates\n"
+	"                      with standard errors, and a trace)\n"
+	"                      ground-lis: the same sampler on the ground\n"
+	"                      model (every constant its own block)\n"
 	"                      brute: exact, by enumerating every world\n"
-	"      --order O       exact: branching order: min-table (default),\n"
+	"      --order O       exact, lis: branching order: min-table (default),\n"
 	"                      population, rel-min-fill, min-fill\n"
 	"      --constraints C exact: setineq (default) or normal (every\n"
 	"                      constant of the evidence its own block: the\n"
 	"                      paper's baseline)\n"
 	"      --max-nodes N   exact: stop after N search nodes\n"
-	"      --max-seconds S exact: stop after S seconds\n"
+	"      --max-seconds S exact: stop after S seconds; lis: sample\n"
+	"                      for S seconds (unless --samples is reached)\n"
+	"      --samples N     lis: draw N samples (default 1000)\n"
+	"      --threads T     lis: T independent streams (default 1); the\n"
+	"                      same seed and T give the same numbers\n"
+	"      --proposal P    lis: adaptive (default), binomial, uniform\n"
+	"      --exact-budget N lis: solve a part exactly when the exact\n"
+	"                      search needs at most N nodes (default 1000;\n"
+	"                      0: sample every branch)\n"
 	"  -q, --query LIST    query predicates or atoms, comma-separated\n"
 	"  -f, --query-file F  Alchemy query file, one atom per line\n"
 	"      --ow LIST       predicates to treat as open-world\n"

@@ -12,6 +12,7 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "infer/lis.h"
 #include "lifted/engine.h"
 #include "lifted/theory.h"
 
@@ -44,7 +45,8 @@ struct qrows {
 /* Groups of interchangeable query atoms, with their marginals. */
 struct group {
 	int pred;
-	double atoms, p;
+	double atoms, p, se;
+	int *be;               /* block[arity], then eq[arity] (lis) */
 };
 struct groups {
 	struct smap ids;       /* key text -> index */
@@ -189,6 +191,15 @@ params_text(struct buf *b, const struct sqlift_infer_opts *o)
 		buf_printf(b, " max_nodes=%lld", (long long)o->max_nodes);
 	if (o->max_seconds)
 		buf_printf(b, " max_seconds=%g", o->max_seconds);
+	if (o->samples)
+		buf_printf(b, " samples=%lld", (long long)o->samples);
+	if (o->threads)
+		buf_printf(b, " threads=%d", o->threads);
+	if (o->proposal)
+		buf_printf(b, " proposal=%s", o->proposal);
+	if (o->exact_budget)
+		buf_printf(b, " exact_budget=%lld", (long long)(o->exact_budget < 0 ?
+		    0 : o->exact_budget));
 }
 
 /* Reads and parses the stored model, the queries, and decides open and
@@ -317,12 +328,25 @@ exact_marginal(struct run *r, const struct ct_theory *t, struct eng *g,
 		kl += (size_t)snprintf(key + kl, sizeof key - kl, ":%d.%d", blk[i],
 		    eq[i]);
 	if ((k = smap_getn(&gr->ids, key, kl)) < 0) {
-		struct group ng = { p, 0, 0.5 };
-		int rc = eng_marginal(g, p, blk, eq, &ng.p, r->e);
-		if (rc)
-			return rc;
+		struct group ng = { p, 0, 0.5, NAN, NULL };
+		/* g NULL: computed later (lis), remember the class */
+		if (g) {
+			int rc = eng_marginal(g, p, blk, eq, &ng.p, r->e);
+			if (rc)
+				return rc;
+		} else {
+			if (!(ng.be = xmalloc(2 * (size_t)mp->arity * sizeof *ng.be +
+			    1)))
+				return err_oom(r->e);
+			memcpy(ng.be, blk, (size_t)mp->arity * sizeof *blk);
+			memcpy(ng.be + mp->arity, eq, (size_t)mp->arity * sizeof *eq);
+		}
 		k = (int)gr->v.n;
-		if (VEC_PUSH(gr->v, ng) < 0 || smap_putn(&gr->ids, key, kl, k) < 0)
+		if (VEC_PUSH(gr->v, ng) < 0) {
+			free(ng.be);
+			return err_oom(r->e);
+		}
+		if (smap_putn(&gr->ids, key, kl, k) < 0)
 			return err_oom(r->e);
 	}
 	gr->v.v[k].atoms++;
@@ -504,6 +528,86 @@ done:
 	return rc;
 }
 
+/* Lifted importance sampling (ground: on the ground model, every
+ * constant its own block).  The groups of query atoms are found first,
+ * then sampled with the theory. */
+static int
+lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
+    double *log_z, struct groups *gr, struct qrows *rows, struct buf *stats,
+    struct lis_result *res)
+{
+	struct built b;
+	struct lis_opts lo = { 0 };
+	struct lis_group *lg = NULL;
+	struct err *e = r->e;
+	int rc, normal = o->constraints && !strcmp(o->constraints, "normal");
+
+	lo.eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+	lo.eo.proposal = o->proposal ? eng_proposal_parse(o->proposal) :
+	    ENG_PROP_ADAPTIVE;
+	lo.eo.exact_budget = o->exact_budget == 0 ? 1000 : o->exact_budget < 0 ?
+	    0 : o->exact_budget;
+	lo.samples = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
+	    1000;
+	lo.max_seconds = o->max_seconds;
+	lo.seed = o->seed;
+	lo.threads = o->threads > 0 ? o->threads : 1;
+	lo.progress = o->progress;
+	if (lo.eo.order < 0)
+		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
+		    "min-table, population, rel-min-fill, min-fill)", o->order);
+	if (lo.eo.proposal < 0)
+		return err_set(e, SQLIFT_EUSAGE, "unknown proposal '%s' "
+		    "(available: adaptive, binomial, uniform)", o->proposal);
+	if (o->constraints && strcmp(o->constraints, "setineq") && !normal)
+		return err_set(e, SQLIFT_EUSAGE, "unknown constraints '%s' "
+		    "(available: setineq, normal)", o->constraints);
+	if (lo.threads > 256)
+		return err_set(e, SQLIFT_EUSAGE, "--threads %d: at most 256",
+		    lo.threads);
+	if ((rc = build_theory(r, ground ? CT_GROUND : normal, &b)) ||
+	    (rc = exact_queries(r, b.t, NULL, 0, gr, rows)))
+		goto done;
+	if (!(lg = xcalloc(gr->v.n + 1, sizeof *lg))) {
+		rc = err_oom(e);
+		goto done;
+	}
+	for (size_t k = 0; k < gr->v.n; k++) {
+		const struct group *x = &gr->v.v[k];
+		lg[k].pred = x->pred;
+		lg[k].block = x->be;
+		lg[k].eq = x->be + r->m->preds.v[x->pred].arity;
+	}
+	if ((rc = lis_run(b.t, &lo, lg, gr->v.n, res, e)))
+		goto done;
+	for (size_t k = 0; k < gr->v.n; k++) {
+		gr->v.v[k].p = lg[k].p;
+		gr->v.v[k].se = lg[k].stderr_p;
+	}
+	for (size_t k = 0; k < rows->n; k++)
+		if (rows->v[k].group >= 0)
+			rows->v[k].p = gr->v.v[rows->v[k].group].p;
+	*log_z = res->log_z + b.k;
+	for (size_t k = 0; k < res->ntrace; k++)
+		res->trace[k].log_z += b.k;
+	buf_printf(stats, "{\"nodes\":%lld,\"draws\":%lld,\"exact_tries\":%lld,"
+	    "\"exact_fails\":%lld,\"cache_hits\":%lld,\"powers\":%lld,"
+	    "\"groundings\":%lld,\"threads\":%d,\"exact_budget\":%lld,"
+	    "\"order\":\"%s\",\"constraints\":\"%s\"}",
+	    (long long)res->st.nodes, (long long)res->st.draws,
+	    (long long)res->st.exact_tries, (long long)res->st.exact_fails,
+	    (long long)res->st.cache_hits, (long long)res->st.powers,
+	    (long long)res->st.groundings, lo.threads,
+	    (long long)lo.eo.exact_budget, eng_order_name(lo.eo.order),
+	    ground ? "ground" : normal ? "normal" : "setineq");
+	if (stats->oom)
+		rc = err_oom(e);
+done:
+	free(lg);
+	built_free(&b);
+	return rc;
+}
+
 /* Brute force on the ground model. */
 static int
 brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
@@ -580,7 +684,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact;
+	int rc, exact, lis;
+	struct lis_result lr = { 0 };
 
 	*result_tmp = NULL;
 	r.s = s;
@@ -590,9 +695,11 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	buf_init(&stats);
 	smap_init(&gr.ids);
 	exact = o->method && !strcmp(o->method, "exact");
-	if (!o->method || (!exact && strcmp(o->method, "brute") != 0)) {
+	lis = o->method && !strcmp(o->method, "lis") ? 1 :
+	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
+	if (!o->method || (!exact && !lis && strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "exact, brute)", o->method ? o->method : "");
+		    "exact, lis, ground-lis, brute)", o->method ? o->method : "");
 		goto done;
 	}
 	if (!(started = store_now(s))) {
@@ -603,9 +710,11 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	if (exact)
 		rc = exact_solve(&r, o, &log_z, &gr, &rows, &stats);
+	else if (lis)
+		rc = lis_solve(&r, o, lis == 2, &log_z, &gr, &rows, &stats, &lr);
 	else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
-	if (rc || (exact && (rc = count_unknown(&r, &unknown))))
+	if (rc || ((exact || lis) && (rc = count_unknown(&r, &unknown))))
 		goto done;
 	if ((rc = store_evidence_fingerprint(s, evfp, e)))
 		goto done;
@@ -629,13 +738,23 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	row.unknown_atoms = unknown;
 	row.query_atoms = (int64_t)rows.n;
 	row.stats = stats.s;
+	if (lis) {
+		row.samples = lr.samples;
+		row.log_z_stderr = lr.stderr_lz;
+		row.ess = lr.ess;
+		row.proposal = o->proposal ? o->proposal : "adaptive";
+	}
 	row.seconds = now_seconds() - t0;
 	if ((rc = store_run_add(s, &row, run_id, e)))
 		goto done;
 	for (size_t k = 0; k < gr.v.n; k++)
 		if ((rc = store_group_add(s, *run_id, (int64_t)k,
 		    r.m->preds.v[gr.v.v[k].pred].name, gr.v.v[k].atoms,
-		    gr.v.v[k].p, NAN, e)))
+		    gr.v.v[k].p, gr.v.v[k].se, e)))
+			goto done;
+	for (size_t k = 0; k < lr.ntrace; k++)
+		if ((rc = store_trace_add(s, *run_id, lr.trace[k].samples,
+		    lr.trace[k].log_z, lr.trace[k].stderr_lz, lr.trace[k].ess, e)))
 			goto done;
 	if (o->result_path) {
 		struct buf b;
@@ -668,6 +787,10 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		fprintf(stderr, "sqlift: run %lld: %s, %lld unknown atoms, %zu "
 		    "query atoms, log Z = %.12g, %.3f s\n", (long long)*run_id,
 		    o->method, (long long)unknown, rows.n, log_z, row.seconds);
+		if (lis)
+			fprintf(stderr, "sqlift: run %lld: %lld samples, log Z "
+			    "stderr %.3g, ESS %.1f\n", (long long)*run_id,
+			    (long long)lr.samples, lr.stderr_lz, lr.ess);
 		if (stats.s)
 			fprintf(stderr, "sqlift: run %lld: %zu groups, %s\n",
 			    (long long)*run_id, gr.v.n, stats.s);
@@ -683,7 +806,10 @@ done:
 	}
 	qrows_free(&rows);
 	smap_free(&gr.ids);
+	for (size_t k = 0; k < gr.v.n; k++)
+		free(gr.v.v[k].be);
 	free(gr.v.v);
+	lis_result_free(&lr);
 	free(text);
 	free(path);
 	free(fp);

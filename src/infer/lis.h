@@ -1,4 +1,54 @@
-/* lis.h: lifted importance sampling (placeholder, filled in by issue 5). */
+/* lis.h: lifted importance sampling over a constrained theory (Gogate &
+ * Domingos 2011; Gogate, Jha & Venugopal 2012): independent streams on
+ * threads, each with its own engine (engine.h) and proposals; estimates
+ * of log Z and of marginals with standard errors, and a trace. */
 #ifndef SQLIFT_LIS_H
 #define SQLIFT_LIS_H
+
+#include "lifted/engine.h"
+
+struct lis_opts {
+	struct eng_opts eo;    /* order, proposal, exact_budget */
+	int64_t samples;       /* 0: until max_seconds */
+	double max_seconds;    /* 0: no limit */
+	uint64_t seed;
+	int threads;           /* streams; the same seed and threads give
+	                          the same numbers (with samples, not time) */
+	int progress;          /* a progress bar on stderr */
+};
+
+/* One group of interchangeable query atoms (eng_marginal's arguments). */
+struct lis_group {
+	int pred;
+	const int *block, *eq;
+	double p, stderr_p;    /* out */
+};
+
+struct lis_point {
+	int64_t samples;
+	double log_z, stderr_lz, ess;
+};
+
+struct lis_result {
+	double log_z, stderr_lz, ess;
+	int64_t samples;
+	struct lis_point *trace;
+	size_t ntrace;
+	struct eng_stats st;   /* summed over the streams */
+};
+
+/* Samples theory t.  log Z's standard error is the delta method's,
+ * se(Z^) / Z^; a marginal is Z^(atom) / (Z^(atom) + Z^(not atom)), two
+ * estimates from the same number of samples, with the delta method's
+ * error.  Z = 0 in every sample is SQLIFT_EZERO. */
+int lis_run(const struct ct_theory *t, const struct lis_opts *o,
+    struct lis_group *gr, size_t ngr, struct lis_result *res,
+    struct err *e) WUR;
+void lis_result_free(struct lis_result *r);
+
+/* Estimate from n log weights (stride apart): log of their mean, its
+ * standard error, and the effective sample size. */
+void lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
+    double *stderr_lz, double *ess);
+
 #endif

@@ -41,6 +41,30 @@ set_str(struct jctx *c, char **dst, char *v)
 	return 1;
 }
 
+/* An integer key within [lo, hi]; 0 with a message if it is not. */
+static int
+int_key(struct jctx *c, const char *name, const char *v, int64_t lo,
+    int64_t hi, int64_t *out)
+{
+	char *end;
+	long long x;
+
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || *end || !*v || x < lo || x > hi) {
+		if (hi == INT64_MAX)
+			snprintf(c->msg, sizeof c->msg, "%s is '%s', expected an "
+			    "integer of at least %lld", name, v, (long long)lo);
+		else
+			snprintf(c->msg, sizeof c->msg, "%s is '%s', expected an "
+			    "integer from %lld to %lld", name, v, (long long)lo,
+			    (long long)hi);
+		return 0;
+	}
+	*out = x;
+	return 1;
+}
+
 static int
 parse_bool(const char *v, int *out)
 {
@@ -115,17 +139,16 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return set_str(c, &j->order, xstrdup(value));
 		if (!strcmp(name, "constraints"))
 			return set_str(c, &j->constraints, xstrdup(value));
-		if (!strcmp(name, "max_nodes")) {
-			char *end;
-			errno = 0;
-			j->max_nodes = strtoll(value, &end, 10);
-			if (errno || *end || j->max_nodes <= 0) {
-				snprintf(c->msg, sizeof c->msg, "max_nodes is '%s', "
-				    "expected a positive integer", value);
-				return 0;
-			}
-			return 1;
-		}
+		if (!strcmp(name, "proposal"))
+			return set_str(c, &j->proposal, xstrdup(value));
+		if (!strcmp(name, "max_nodes"))
+			return int_key(c, name, value, 1, INT64_MAX, &j->max_nodes);
+		if (!strcmp(name, "samples"))
+			return int_key(c, name, value, 1, INT64_MAX, &j->samples);
+		if (!strcmp(name, "threads"))
+			return int_key(c, name, value, 1, 256, &j->threads);
+		if (!strcmp(name, "exact_budget"))
+			return int_key(c, name, value, 0, INT64_MAX, &j->exact_budget);
 		if (!strcmp(name, "max_seconds")) {
 			char *end;
 			errno = 0;
@@ -181,8 +204,10 @@ job_free(struct job *j)
 	free(j->closed_world);
 	free(j->order);
 	free(j->constraints);
+	free(j->proposal);
 	free(j->result);
 	memset(j, 0, sizeof *j);
+	j->exact_budget = -1;
 }
 
 int

@@ -18,6 +18,8 @@ struct job {
 	char *order, *constraints;
 	int64_t max_nodes;
 	double max_seconds;
+	int64_t samples, threads, exact_budget;   /* lis; exact_budget -1: unset */
+	char *proposal;
 };
 
 /* Reads path into j; relative paths are taken from the job file's folder.

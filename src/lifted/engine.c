@@ -89,6 +89,26 @@ struct eng {
 	struct buf *plan;
 	int depth, plan_lines;
 	double mult, est_nodes;
+	/* sampling (eng_sample): rng set while a sample is drawn; trying
+	 * while a subtheory is tried exactly within the budget */
+	struct eng_rng *rng;
+	int trying, try_failed;
+	int64_t try_limit;
+	uint64_t cur_h;        /* key hash of the node being expanded */
+	struct prop *props;
+	size_t nprops, capprops, prop_cells;
+};
+
+/* The proposal of one sampled binomial node (key hash and n): what each
+ * k gave so far, and the cumulative proposal built from it. */
+struct prop {
+	uint64_t h;
+	int64_t n;             /* -1: empty slot */
+	int64_t visits, built;
+	double lw, lwk;        /* log sums of local weights, and of w * k/n */
+	double *lsum;          /* per k: log sum of C(n,k) Z(k) drawn */
+	double *cnt;           /* per k: draws */
+	double *cdf;           /* per k: cumulative, unnormalised */
 };
 
 static void
@@ -1229,6 +1249,45 @@ power_rec(const struct eng *g, const struct th *t, const struct index *ix,
 	return 0;
 }
 
+/* The power rule while sampling: the product of n independent draws of
+ * the part t (takes t).  One draw to the power n would not be unbiased:
+ * E[X^n] > E[X]^n.  A part that drew nothing is exact: one solve. */
+static int
+power_sample(struct eng *g, struct th *t, int64_t n, double expected,
+    double *out)
+{
+	struct th *part = th_copy(t);
+	int64_t d0 = g->st.draws;
+	double z, sum;
+	int rc;
+
+	if (!part) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	if ((rc = solve_child(g, t, NULL, expected, &z)))
+		goto done;
+	if (g->st.draws == d0) {
+		*out = (double)n * z;
+		goto done;
+	}
+	sum = z;
+	for (int64_t i = 1; i < n && sum > -INFINITY; i++) {
+		struct th *c = th_copy(part);
+		if (!c) {
+			rc = err_oom(g->e);
+			goto done;
+		}
+		if ((rc = solve_child(g, c, NULL, expected, &z)))
+			goto done;
+		sum += z;
+	}
+	*out = sum;
+done:
+	th_free(part);
+	return rc;
+}
+
 static int
 power(struct eng *g, struct th *t, const struct index *ix, double *out,
     int *rc)
@@ -1278,8 +1337,12 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 					memcpy(c->neq[m++], c->neq[j], sizeof c->neq[j]);
 			c->nneq = m;
 		}
-		if ((*rc = solve_child(g, t, NULL, ix->total / (double)n, &z)) == 0)
-			*out = (double)n * z;
+		if (!g->rng || g->trying) {
+			if ((*rc = solve_child(g, t, NULL, ix->total / (double)n,
+			    &z)) == 0)
+				*out = (double)n * z;
+		} else
+			*rc = power_sample(g, t, n, ix->total / (double)n, out);
 	}
 done:
 	free(x);
@@ -1419,6 +1482,265 @@ key_with(const int *key, size_t len, int b, int nb, int *out)
 			out[i] = nb;
 }
 
+/* --- sampling --------------------------------------------------------- */
+
+#define PROP_EPS 0.05          /* uniform share of every proposal */
+#define PROP_CELLS ((size_t)1 << 24)
+
+static uint64_t
+rotl(uint64_t x, int k)
+{
+	return (x << k) | (x >> (64 - k));
+}
+
+static uint64_t
+rng_next(struct eng_rng *r)
+{
+	uint64_t *s = r->s, x = rotl(s[1] * 5, 7) * 9, t = s[1] << 17;
+
+	s[2] ^= s[0];
+	s[3] ^= s[1];
+	s[1] ^= s[2];
+	s[0] ^= s[3];
+	s[2] ^= t;
+	s[3] = rotl(s[3], 45);
+	return x;
+}
+
+void
+eng_rng_seed(struct eng_rng *r, uint64_t seed, uint64_t stream)
+{
+	uint64_t x = seed ^ (stream * 0xd1342543de82ef95ULL);
+
+	for (int i = 0; i < 4; i++) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+		r->s[i] = z ^ (z >> 31);
+	}
+}
+
+double
+eng_rng_unit(struct eng_rng *r)
+{
+	return (double)(rng_next(r) >> 11) * 0x1.0p-53;
+}
+
+int
+eng_proposal_parse(const char *s)
+{
+	static const char *names[] = { "adaptive", "binomial", "uniform" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+const char *
+eng_proposal_name(int proposal)
+{
+	static const char *names[] = { "adaptive", "binomial", "uniform" };
+
+	return proposal >= 0 && proposal < 3 ? names[proposal] : "?";
+}
+
+static void
+prop_free(struct prop *p)
+{
+	free(p->lsum);
+	free(p->cnt);
+	free(p->cdf);
+}
+
+/* The proposal state of node (h, n); NULL when the table is full (the
+ * node then draws uniformly). */
+static struct prop *
+prop_get(struct eng *g, uint64_t h, int64_t n)
+{
+	size_t mask, i;
+	struct prop *p;
+
+	if (2 * (g->nprops + 1) > g->capprops) {
+		size_t cap = g->capprops ? 2 * g->capprops : 256;
+		struct prop *np = xmalloc(cap * sizeof *np), *old = g->props;
+		if (!np)
+			return NULL;
+		for (size_t j = 0; j < cap; j++)
+			np[j].n = -1;
+		for (size_t j = 0; j < g->capprops; j++)
+			if (old[j].n >= 0) {
+				size_t k = (old[j].h ^ (uint64_t)old[j].n) & (cap - 1);
+				while (np[k].n >= 0)
+					k = (k + 1) & (cap - 1);
+				np[k] = old[j];
+			}
+		free(old);
+		g->props = np;
+		g->capprops = cap;
+	}
+	mask = g->capprops - 1;
+	for (i = (h ^ (uint64_t)n) & mask; g->props[i].n >= 0; i = (i + 1) & mask)
+		if (g->props[i].h == h && g->props[i].n == n)
+			return &g->props[i];
+	if (g->prop_cells + (size_t)n + 1 > PROP_CELLS)
+		return NULL;
+	p = &g->props[i];
+	memset(p, 0, sizeof *p);
+	p->lsum = xmalloc(((size_t)n + 1) * sizeof *p->lsum);
+	p->cnt = xcalloc((size_t)n + 1, sizeof *p->cnt);
+	p->cdf = xmalloc(((size_t)n + 1) * sizeof *p->cdf);
+	if (!p->lsum || !p->cnt || !p->cdf) {
+		prop_free(p);
+		p->n = -1;
+		return NULL;
+	}
+	for (int64_t k = 0; k <= n; k++)
+		p->lsum[k] = -INFINITY;
+	p->h = h;
+	p->n = n;
+	p->lw = p->lwk = -INFINITY;
+	p->built = -1;
+	g->nprops++;
+	g->prop_cells += (size_t)n + 1;
+	return p;
+}
+
+/* Builds p's cumulative proposal from what its draws gave so far:
+ * (1 - eps) [lam T(k) + (1 - lam) Binomial(n, ph)(k)] + eps / (n + 1),
+ * where T is proportional to the mean C(n,k) Z(k) drawn at each k seen
+ * (adaptive only; lam = 1/2 once something was seen) and ph estimates
+ * the mean fraction of true atoms under the target, weighting each draw
+ * by C(n,k) Z(k) / Q(k). */
+static void
+prop_build(const struct eng *g, struct prop *p)
+{
+	int64_t n = p->n;
+	double ph = 0.5, lam = 0, mx = -INFINITY, tsum = 0, acc = 0, lp, lq;
+	double lo = 0.5 / ((double)n + 1);
+
+	if (p->lw > -INFINITY)
+		ph = exp(p->lwk - p->lw);
+	ph = ph < lo ? lo : ph > 1 - lo ? 1 - lo : ph;
+	if (g->o.proposal == ENG_PROP_ADAPTIVE) {
+		for (int64_t k = 0; k <= n; k++)
+			if (p->cnt[k] > 0 && p->lsum[k] - log(p->cnt[k]) > mx)
+				mx = p->lsum[k] - log(p->cnt[k]);
+		for (int64_t k = 0; k <= n && mx > -INFINITY; k++)
+			if (p->cnt[k] > 0)
+				tsum += exp(p->lsum[k] - log(p->cnt[k]) - mx);
+		if (mx > -INFINITY)
+			lam = 0.5;
+	}
+	lp = log(ph);
+	lq = log1p(-ph);
+	for (int64_t k = 0; k <= n; k++) {
+		double b = exp(lchoose(n, k) + (double)k * lp + (double)(n - k) * lq);
+		double tk = lam > 0 && p->cnt[k] > 0 ?
+		    exp(p->lsum[k] - log(p->cnt[k]) - mx) / tsum : 0;
+		acc += (1 - PROP_EPS) * (lam * tk + (1 - lam) * b) +
+		    PROP_EPS / ((double)n + 1);
+		p->cdf[k] = acc;
+	}
+	p->built = p->visits;
+}
+
+/* Draws k in 0..n from node (g->cur_h, n); *lq gets log Q(k). */
+static int64_t
+prop_draw(struct eng *g, int64_t n, struct prop **pp, double *lq)
+{
+	struct prop *p = NULL;
+	double u = eng_rng_unit(g->rng);
+	int64_t lo = 0, hi = n, v;
+
+	g->st.draws++;
+	if (g->o.proposal != ENG_PROP_UNIFORM)
+		p = prop_get(g, g->cur_h, n);
+	*pp = p;
+	if (!p) {
+		int64_t k = (int64_t)(u * ((double)n + 1));
+		*lq = -log((double)n + 1);
+		return k > n ? n : k;
+	}
+	v = p->visits;
+	if (p->built != v && (n <= 64 || v <= 16 || (v & (v - 1)) == 0 ||
+	    v % 64 == 0))
+		prop_build(g, p);
+	u *= p->cdf[n];
+	while (lo < hi) {
+		int64_t mid = lo + (hi - lo) / 2;
+		if (p->cdf[mid] > u)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	*lq = log((p->cdf[lo] - (lo ? p->cdf[lo - 1] : 0)) / p->cdf[n]);
+	return lo;
+}
+
+/* What a draw of k gave: val = log C(n,k) Z(k) (estimated). */
+static void
+prop_update(struct prop *p, int64_t k, double val, double lq)
+{
+	double w = val - lq;
+
+	if (!p)
+		return;
+	p->visits++;
+	p->cnt[k]++;
+	p->lsum[k] = log_add(p->lsum[k], val);
+	p->lw = log_add(p->lw, w);
+	if (k > 0)
+		p->lwk = log_add(p->lwk, w + log((double)k / (double)p->n));
+}
+
+/* The binomial node while sampling: one k drawn from the proposal, and
+ * C(n,k) Z(k) / Q(k). */
+static int
+binomial_sample(struct eng *g, struct th *t, const struct index *ix, int cls,
+    double *out)
+{
+	const struct occ *o = &ix->occ[ix->first[cls]];
+	int b = ix->big[cls], nb, kt[130], kf[130], rc;
+	int64_t n = b >= 0 ? t->size[b] : 1, k;
+	double expected = ix->total - ix->atoms[cls], lq, z, val;
+	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
+	struct prop *p;
+	struct th *c;
+
+	g->st.binomials++;
+	k = prop_draw(g, n, &p, &lq);
+	if (b < 0) {
+		memcpy(kt, o->key, o->len * sizeof *kt);
+		as.n = 1;
+		as.truth[0] = (int)k;
+		if (!(c = th_copy(t)))
+			return err_oom(g->e);
+	} else {
+		if ((nb = th_add_block(t, 0, t->type[b])) < 0 ||
+		    split_clauses(t, b, nb) < 0)
+			return err_oom(g->e);
+		key_with(o->key, o->len, b, b, kt);
+		key_with(o->key, o->len, b, nb, kf);
+		t->size[b] = k;
+		t->size[nb] = n - k;
+		if (!(c = th_copy(t)))
+			return err_oom(g->e);
+	}
+	/* the proposal table may move while the child is solved */
+	{
+		uint64_t h = g->cur_h;
+		if ((rc = solve_child(g, c, &as, expected, &z)))
+			return rc;
+		val = z + lchoose(n, k);
+		if (p)
+			p = prop_get(g, h, n);
+	}
+	prop_update(p, k, val, lq);
+	*out = val - lq;
+	return 0;
+}
+
 /* Generalized binomial on class cls, whose one slot is in block b (or a
  * single ground atom when b < 0): k of its atoms true, for every k. */
 static int
@@ -1432,6 +1754,8 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	long double sum = 0;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
 
+	if (g->rng && !g->trying)
+		return binomial_sample(g, t, ix, cls, out);
 	g->st.binomials++;
 	if (g->plan) {
 		char ct[200];
@@ -1527,6 +1851,10 @@ static int
 limits(struct eng *g)
 {
 	g->st.nodes++;
+	if (g->trying && g->st.nodes > g->try_limit) {
+		g->try_failed = 1;
+		return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
+	}
 	if (g->o.max_nodes > 0 && g->st.nodes > g->o.max_nodes)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
@@ -1548,7 +1876,7 @@ solve(struct eng *g, struct th *t, double *out)
 	struct index ix;
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
-	int rc, cls;
+	int rc, cls, hard = 0, sampling = g->rng && !g->trying;
 
 	if ((rc = limits(g))) {
 		th_free(t);
@@ -1568,7 +1896,7 @@ solve(struct eng *g, struct th *t, double *out)
 		index_free(&ix);
 		return rc;
 	}
-	if (!g->o.no_cache) {
+	if (!g->o.no_cache || sampling) {
 		struct centry *c;
 		if (cache_key(g, t, &key) < 0) {
 			rc = err_oom(g->e);
@@ -1576,13 +1904,55 @@ solve(struct eng *g, struct th *t, double *out)
 		}
 		h = fnv1a(FNV_INIT, key.v, key.n * sizeof *key.v);
 		if ((c = cache_find(g, &key, h)) && c->key) {
-			g->st.cache_hits++;
-			plan_line(g, "cache hit");
-			*out = c->val;
+			if (!isnan(c->val)) {
+				g->st.cache_hits++;
+				plan_line(g, "cache hit");
+				*out = c->val;
+				th_free(t);
+				goto done;
+			}
+			/* known to be over the exact budget */
+			if (g->trying) {
+				th_free(t);
+				g->try_failed = 1;
+				rc = err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
+				goto done;
+			}
+			hard = 1;
+		}
+	}
+	if (sampling && !hard && g->o.exact_budget > 0) {
+		/* Rao-Blackwellisation: solve it exactly if that is cheap */
+		struct th *c = th_copy(t);
+		double z;
+		if (!c) {
+			rc = err_oom(g->e);
 			th_free(t);
 			goto done;
 		}
+		g->st.exact_tries++;
+		g->trying = 1;
+		g->try_failed = 0;
+		g->try_limit = g->st.nodes + g->o.exact_budget;
+		rc = solve(g, c, &z);
+		g->trying = 0;
+		if (!rc) {
+			*out = z;
+			th_free(t);
+			goto done;
+		}
+		if (!g->try_failed) {
+			th_free(t);
+			goto done;
+		}
+		g->st.exact_fails++;
+		g->try_failed = 0;
+		g->e->status = 0;
+		g->e->msg[0] = 0;
+		rc = 0;
+		cache_put(g, &key, h, NAN);
 	}
+	g->cur_h = h;
 	if (power(g, t, &ix, out, &rc))
 		goto store;
 	cls = pick_class(g, t, &ix);
@@ -1593,7 +1963,7 @@ solve(struct eng *g, struct th *t, double *out)
 	if (ix.slots[cls] <= 1)
 		th_free(t);
 store:
-	if (!rc && !g->o.no_cache && !g->plan)
+	if (!rc && !g->o.no_cache && !g->plan && !sampling)
 		cache_put(g, &key, h, *out);
 done:
 	free(key.v);
@@ -1756,6 +2126,10 @@ eng_free(struct eng *g)
 	free(g->cache);
 	th_free(g->top);
 	free(g->top_units.v);
+	for (size_t i = 0; i < g->capprops; i++)
+		if (g->props[i].n >= 0)
+			prop_free(&g->props[i]);
+	free(g->props);
 	free(g->boff);
 	free(g);
 }
@@ -1787,9 +2161,12 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 	return 0;
 }
 
-int
-eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
-    double *prob, struct err *e)
+/* The theory with one atom of class (pred, block, eq) fixed to truth:
+ * *out and *konst (what it adds outside *out, top_add included), or
+ * *known, the atom's marginal when no search is needed (*out NULL). */
+static int
+cond_theory(struct eng *g, int pred, const int *block, const int *eq,
+    int truth, struct th **out, double *konst, double *known)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	struct th *t;
@@ -1798,12 +2175,11 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	struct asg as = { 1, { key }, { len }, { 1 } };
 	struct index ix;
 	int found = 0;
-	double konst, z, assigned, lz;
+	double k, assigned;
 
-	if (g->o.semiring != ENG_SUM)
-		return err_set(e, SQLIFT_EINTERNAL, "marginals need the sum");
-	if ((rc = eng_log_z(g, &lz, e)))
-		return rc;
+	as.truth[0] = truth;
+	*out = NULL;
+	*known = -1;
 	/* fixed by a hard unit clause of the theory? */
 	key[0] = pred;
 	for (int i = 0; i < p->arity; i++) {
@@ -1811,11 +2187,11 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 		key[2 + 2 * i] = eq[i];
 	}
 	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
-		*prob = rc;
+		*known = rc;
 		return 0;
 	}
 	if (!(t = th_copy(g->top)))
-		return err_oom(e);
+		return err_oom(g->e);
 	for (int i = 0; i < p->arity; i++) {
 		int b = g->boff[p->types[i]] + block[i];
 		if (eq[i] != i) {
@@ -1826,7 +2202,7 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 			if ((nb[i] = th_add_block(t, 1, t->type[b])) < 0 ||
 			    split_clauses(t, b, nb[i]) < 0) {
 				th_free(t);
-				return err_oom(e);
+				return err_oom(g->e);
 			}
 			t->size[b]--;
 		} else
@@ -1835,7 +2211,7 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	}
 	if (normalise(g, t) < 0 || index_build(g, t, &ix) < 0) {
 		th_free(t);
-		return err_oom(e);
+		return err_oom(g->e);
 	}
 	for (int i = 0; i < ix.nocc && !found; i++)
 		found = ix.occ[i].len == len &&
@@ -1844,16 +2220,39 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	if (!found) {
 		/* in no clause: a free atom */
 		th_free(t);
-		*prob = 0.5;
+		*known = 0.5;
 		return 0;
 	}
-	if (simplify(g, t, &as, &konst, &assigned) < 0 ||
+	if (simplify(g, t, &as, &k, &assigned) < 0 ||
 	    index_build(g, t, &ix) < 0) {
 		th_free(t);
-		return err_oom(e);
+		return err_oom(g->e);
 	}
-	konst += (g->top_atoms - 1 - assigned - ix.total) * LOG2;
+	k += (g->top_atoms - 1 - assigned - ix.total) * LOG2;
 	index_free(&ix);
+	*konst = g->top_add + k;
+	*out = t;
+	return 0;
+}
+
+int
+eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
+    double *prob, struct err *e)
+{
+	struct th *t;
+	int rc;
+	double konst, z, lz, known;
+
+	g->e = e;
+	if (g->o.semiring != ENG_SUM)
+		return err_set(e, SQLIFT_EINTERNAL, "marginals need the sum");
+	if ((rc = eng_log_z(g, &lz, e)) ||
+	    (rc = cond_theory(g, pred, block, eq, 1, &t, &konst, &known)))
+		return rc;
+	if (!t) {
+		*prob = known;
+		return 0;
+	}
 	if (konst == -INFINITY) {
 		th_free(t);
 		*prob = 0;
@@ -1861,9 +2260,75 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	}
 	if (solve(g, t, &z))
 		return e->status;
-	*prob = exp(g->top_add + konst + z - lz);
+	*prob = exp(konst + z - lz);
 	if (*prob > 1)
 		*prob = 1;
+	return 0;
+}
+
+struct eng_target {
+	struct th *t;
+	double konst;
+};
+
+int
+eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
+    int truth, struct eng_target **out, double *known, struct err *e)
+{
+	struct eng_target *tg = xcalloc(1, sizeof *tg);
+	int rc;
+
+	g->e = e;
+	*out = NULL;
+	*known = -1;
+	if (!tg)
+		return err_oom(e);
+	if (pred < 0) {
+		if (!(tg->t = th_copy(g->top))) {
+			free(tg);
+			return err_oom(e);
+		}
+		tg->konst = g->top_add;
+	} else if ((rc = cond_theory(g, pred, block, eq, truth, &tg->t,
+	    &tg->konst, known)) || !tg->t) {
+		free(tg);
+		return rc;
+	}
+	*out = tg;
+	return 0;
+}
+
+void
+eng_target_free(struct eng_target *tg)
+{
+	if (!tg)
+		return;
+	th_free(tg->t);
+	free(tg);
+}
+
+int
+eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
+    double *log_w, struct err *e)
+{
+	struct th *t;
+	double z;
+	int rc;
+
+	g->e = e;
+	if (tg->konst == -INFINITY) {
+		*log_w = -INFINITY;
+		return 0;
+	}
+	if (!(t = th_copy(tg->t)))
+		return err_oom(e);
+	g->rng = r;
+	rc = solve(g, t, &z);
+	g->rng = NULL;
+	g->trying = 0;
+	if (rc)
+		return rc;
+	*log_w = tg->konst + z;
 	return 0;
 }
 

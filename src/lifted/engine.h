@@ -32,12 +32,29 @@ enum eng_semiring {
 	ENG_MAX                /* log of the weight of the heaviest world */
 };
 
+/* The proposal of a sampled binomial node, over k = 0..n true atoms.
+ * Each is mixed with 5% uniform, so that every k can be drawn. */
+enum eng_proposal {
+	ENG_PROP_ADAPTIVE,     /* per node: the importance-weighted table of
+	                          what each k gave so far, half and half with
+	                          the adapted binomial (default) */
+	ENG_PROP_BINOMIAL,     /* Binomial(n, p), p adapted per node */
+	ENG_PROP_UNIFORM       /* 1 / (n + 1) */
+};
+/* "adaptive", "binomial", "uniform"; -1 if unknown */
+int eng_proposal_parse(const char *s);
+const char *eng_proposal_name(int proposal);
+
 struct eng_opts {
 	int order;             /* enum eng_order */
 	int semiring;          /* enum eng_semiring */
 	int64_t max_nodes;     /* 0: no limit */
 	double max_seconds;    /* 0: no limit */
 	int no_cache;
+	/* sampling: */
+	int proposal;          /* enum eng_proposal */
+	int64_t exact_budget;  /* nodes of exact search tried on a subtheory
+	                          before sampling it; 0: sample every branch */
 };
 
 struct eng_stats {
@@ -48,6 +65,8 @@ struct eng_stats {
 	int64_t binomials;         /* binomial nodes */
 	int64_t groundings;        /* constants grounded */
 	int64_t largest_grounding; /* size of the largest block grounded from */
+	int64_t draws;             /* sampled binomial nodes */
+	int64_t exact_tries, exact_fails;  /* subtheories tried exactly */
 };
 
 struct eng;
@@ -75,5 +94,37 @@ int eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 int eng_plan(struct eng *g, struct buf *out, struct err *e) WUR;
 
 void eng_get_stats(const struct eng *g, struct eng_stats *st);
+
+/* --- lifted importance sampling ---------------------------------------
+ * The same search, where a binomial node draws one k from the proposal
+ * and returns C(n,k) Z(k) / Q(k) with Z(k) itself an estimate; the power
+ * rule multiplies n independent draws of its part (one draw raised to
+ * the power n would be biased), decomposition multiplies its parts'
+ * draws, and grounding a constant lets its atoms be drawn by binomial
+ * nodes of one atom.  Each sample's weight is thus an unbiased estimate
+ * of Z: the proposals adapt only from earlier samples.  A subtheory that
+ * the exact search finishes within exact_budget nodes is solved exactly
+ * (and cached) instead: Rao-Blackwellisation, which lowers the variance
+ * and keeps the estimate unbiased. */
+struct eng_rng {
+	uint64_t s[4];
+};
+/* xoshiro256**, seeded by splitmix64 from seed and stream */
+void eng_rng_seed(struct eng_rng *r, uint64_t seed, uint64_t stream);
+double eng_rng_unit(struct eng_rng *r);    /* [0, 1) */
+
+/* What is sampled: the theory, or the theory with one atom of a class
+ * (as for eng_marginal) fixed to truth. */
+struct eng_target;
+/* pred < 0: the theory.  Otherwise, when the atom's marginal is known
+ * without search (fixed by a hard unit, or in no clause), *known gets it
+ * and *out is NULL; else *known is -1. */
+int eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
+    int truth, struct eng_target **out, double *known, struct err *e) WUR;
+void eng_target_free(struct eng_target *tg);
+/* One sample: *log_w = log of an unbiased estimate of the target's Z
+ * (-inf: this sample found a contradiction). */
+int eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
+    double *log_w, struct err *e) WUR;
 
 #endif

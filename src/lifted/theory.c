@@ -744,7 +744,7 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		mark_named(m, &m->formulas.v[i], m->formulas.v[i].root, dom, named);
 	/* the Normal form: every constant in a formula or in the evidence
 	 * alone, the others of a type together (Mittal et al., 4.4) */
-	for (size_t p = 0; ev && ev->normal && p < m->preds.n; p++)
+	for (size_t p = 0; ev && ev->normal == 1 && p < m->preds.n; p++)
 		for (size_t c = 0; c < ev->pred[p].cubes.n; c++) {
 			const struct ct_cube *cu = &ev->pred[p].cubes.v[c];
 			for (int i = 0; i < cu->nargs; i++)
@@ -758,9 +758,9 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		for (int p = 0; p < dom[k].n && !rc; p++) {
 			char key[32];
 			int blk;
-			if (named[k][p])
+			if (named[k][p] || (ev && ev->normal == CT_GROUND))
 				snprintf(key, sizeof key, "n%d", p);
-			else if (ev && ev->normal)
+			else if (ev && ev->normal == 1)
 				snprintf(key, sizeof key, "rest");
 			else
 				snprintf(key, sizeof key, "e%d", ev ? ev->block[k][p] : 0);

@@ -38,13 +38,16 @@ struct ct_cube {
 	int *npos;             /* per argument */
 	int **pos;             /* per argument: domain positions */
 };
+#define CT_GROUND 2
+
 struct ct_pred_ev {
 	int closed;
 	VEC(struct ct_cube) cubes;
 };
 struct ct_evidence {
-	int normal;            /* Normal form: every constant of the evidence
-	                          its own block, the others of a type one */
+	int normal;            /* 1 (Normal form): every constant of the
+	                          evidence its own block, the others of a
+	                          type one; CT_GROUND: every constant alone */
 	int **block;           /* [type][domain position]: evidence block */
 	struct ct_pred_ev *pred;   /* per predicate of the clause model */
 };
