@@ -30,7 +30,7 @@ struct store {
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
-	sqlite3_stmt *const_put, *domain_put, *marginal_put;
+	sqlite3_stmt *const_put, *domain_put, *marginal_put, *trace_put;
 	/* evidence atoms waiting to be inserted in key order */
 	unsigned char *pend;   /* records of pend_size bytes */
 	size_t npend, pend_size;
@@ -181,7 +181,8 @@ cache_free(struct store *s)
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	sqlite3_finalize(s->marginal_put);
-	s->const_put = s->domain_put = s->marginal_put = NULL;
+	sqlite3_finalize(s->trace_put);
+	s->const_put = s->domain_put = s->marginal_put = s->trace_put = NULL;
 	free(s->pend);
 	s->pend = NULL;
 	s->npend = 0;
@@ -393,6 +394,8 @@ store_begin(struct store *s, struct err *e)
 	if (ver < 2 && (rc = exec(s, sql_migrate2, e)))
 		return rc;
 	if (ver < 3 && (rc = exec(s, sql_migrate3, e)))
+		return rc;
+	if (ver < 4 && (rc = exec(s, sql_migrate4, e)))
 		return rc;
 	return cache_load(s, e);
 }
@@ -1001,6 +1004,16 @@ store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
 	return 0;
 }
 
+/* Binds a REAL that NaN leaves NULL. */
+static void
+bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
 int
 store_run_add(struct store *s, const struct store_run *r, int64_t *id,
     struct err *e)
@@ -1012,10 +1025,7 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		return rc;
 	sqlite3_bind_text(st, 1, r->method, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, r->status, -1, SQLITE_STATIC);
-	if (isnan(r->log_z))
-		sqlite3_bind_null(st, 3);
-	else
-		sqlite3_bind_double(st, 3, r->log_z);
+	bind_real(st, 3, r->log_z);
 	sqlite3_bind_int64(st, 4, (sqlite3_int64)r->seed);
 	sqlite3_bind_text(st, 5, r->parameters, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, r->queries, -1, SQLITE_STATIC);
@@ -1031,6 +1041,14 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		sqlite3_bind_text(st, 15, r->stats, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 15);
+	/* 16-19 stay NULL (unbound) unless the method sampled */
+	if (r->samples > 0) {
+		bind_real(st, 16, r->log_z_stderr);
+		sqlite3_bind_int64(st, 17, r->samples);
+		bind_real(st, 18, r->ess);
+		if (r->proposal)
+			sqlite3_bind_text(st, 19, r->proposal, -1, SQLITE_STATIC);
+	}
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -1066,7 +1084,7 @@ store_marginal_add(struct store *s, int64_t run, const char *pred,
 
 int
 store_group_add(struct store *s, int64_t run, int64_t group, const char *pred,
-    double atoms, double p, struct err *e)
+    double atoms, double p, double stderr_p, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1078,9 +1096,88 @@ store_group_add(struct store *s, int64_t run, int64_t group, const char *pred,
 	sqlite3_bind_text(st, 3, pred, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 4, atoms);
 	sqlite3_bind_double(st, 5, p);
+	bind_real(st, 6, stderr_p);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_groups");
+}
+
+int
+store_trace_add(struct store *s, int64_t run, int64_t samples, double log_z,
+    double log_z_stderr, double ess, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* prepared once per transaction, as marginal_put */
+	if (!s->trace_put && (rc = prep(s, sql_trace_put, &s->trace_put, e)))
+		return rc;
+	st = s->trace_put;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int64(st, 2, samples);
+	bind_real(st, 3, log_z);
+	bind_real(st, 4, log_z_stderr);
+	bind_real(st, 5, ess);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_trace");
+}
+
+int
+store_run_method(struct store *s, int64_t run, char **method, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*method = NULL;
+	if ((rc = prep(s, sql_run_method, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && !(*method = col_dup(st, 0))) {
+		sqlite3_finalize(st);
+		return err_oom(e);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return dberr(s, e, "runs");
+	return 0;
+}
+
+/* A REAL column that NULL leaves NaN. */
+static double
+col_real(sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		return NAN;
+	return sqlite3_column_double(st, i);
+}
+
+int
+store_trace_each(struct store *s, int64_t run, store_trace_fn fn, void *ctx,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int64_t ver = 0;
+	int rc;
+
+	if ((rc = query_int(s, "PRAGMA user_version", &ver, e)))
+		return rc;
+	if (ver < 4)
+		return 0;  /* no run_trace before version 4 */
+	if ((rc = prep(s, sql_trace_all, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int r = fn(ctx, sqlite3_column_int64(st, 0), col_real(st, 1),
+		    col_real(st, 2), col_real(st, 3));
+		if (r) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : dberr(s, e, "run_trace");
 }
 
 char *

@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -117,6 +117,17 @@ int store_group_add(struct store *s, int64_t run, int64_t group,
  * the first `samples` samples. */
 int store_trace_add(struct store *s, int64_t run, int64_t samples,
     double log_z, double log_z_stderr, double ess, struct err *e) WUR;
+/* The method of run `run` in *method (caller frees), or NULL when there
+ * is no such run. */
+int store_run_method(struct store *s, int64_t run, char **method,
+    struct err *e) WUR;
+/* Calls fn for each point of the trace of run `run`, by samples, with NaN
+ * for NULLs (none in a database older than version 4); stops at the first
+ * non-zero return and returns it. */
+typedef int (*store_trace_fn)(void *ctx, int64_t samples, double log_z,
+    double log_z_stderr, double ess);
+int store_trace_each(struct store *s, int64_t run, store_trace_fn fn,
+    void *ctx, struct err *e) WUR;
 /* Current UTC time as the database writes it; caller frees. */
 char *store_now(struct store *s);
 

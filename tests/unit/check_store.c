@@ -1,9 +1,11 @@
 /* check_store.c: each load is one transaction (a failure leaves the file
  * exactly as it was, or absent when it was new), locked databases and
- * newer schemas are refused, models are replaced only when asked, and
- * every allocation failure during a load is reported, never a crash. */
+ * newer schemas are refused, models are replaced only when asked, every
+ * allocation failure during a load is reported, never a crash, and the
+ * results of sampling runs (schema version 4) are stored and read back. */
 #include <sys/stat.h>
 
+#include "sqlift-trace.h"
 #include "store/store.h"
 #include "testutil.h"
 
@@ -25,6 +27,34 @@ file_sum(const char *path)
 		h = (h ^ (unsigned)c) * 1099511628211ULL;
 	fclose(f);
 	return h;
+}
+
+/* One text from a SQL query on the database at path, or NULL; caller
+ * frees. */
+static char *
+sql_text(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *v = NULL;
+
+	ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		v = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void
+ck_sql_text(const char *path, const char *sql, const char *want)
+{
+	char *got = sql_text(path, sql);
+
+	ck_assert_msg(got && !strcmp(got, want), "%s: '%s', expected '%s'", sql,
+	    got ? got : "(null)", want);
+	free(got);
 }
 
 static int
@@ -229,6 +259,170 @@ START_TEST(test_load_oom)
 }
 END_TEST
 
+START_TEST(test_sampling_results)
+{
+	const char *db = tu_file("lis.db", NULL);
+	struct store_run r = { 0 };
+	struct sqlift_trace_point *pts;
+	struct err e = { 0 };
+	struct store *s;
+	int64_t exact, lis, bare;
+	unsigned long long before;
+	size_t n;
+	sqlift *h;
+
+	ck_assert_int_eq(store_open(db, 1, &s, &e), 0);
+	ck_assert_msg(store_begin(s, &e) == 0, "%s", e.msg);
+	r.method = "exact";
+	r.status = "ok";
+	r.parameters = "method=exact";
+	r.queries = "S";
+	r.model_fp = r.evidence_fp = "0123456789abcdef";
+	r.started_at = "2026-11-22T00:00:00.000Z";
+	r.log_z = 1.5;
+	/* samples == 0: the four columns stay NULL whatever the rest says */
+	r.log_z_stderr = 0.1;
+	r.ess = 3;
+	r.proposal = "ignored";
+	ck_assert_int_eq(store_run_add(s, &r, &exact, &e), 0);
+	r.method = "lis";
+	r.samples = 1000;
+	r.log_z_stderr = 0.25;
+	r.ess = NAN;
+	r.proposal = "uniform";
+	ck_assert_int_eq(store_run_add(s, &r, &lis, &e), 0);
+	r.samples = 10;
+	r.log_z_stderr = NAN;
+	r.ess = 4.5;
+	r.proposal = NULL;
+	ck_assert_int_eq(store_run_add(s, &r, &bare, &e), 0);
+	ck_assert_int_eq(exact, 1);
+	ck_assert_int_eq(lis, 2);
+	ck_assert_int_eq(bare, 3);
+	ck_assert_int_eq(store_group_add(s, exact, 0, "S", 2, 0.5, NAN, &e), 0);
+	ck_assert_int_eq(store_group_add(s, lis, 0, "S", 2, 0.4, 0.01, &e), 0);
+	ck_assert_int_eq(store_marginal_add(s, exact, "S", "S(A)", 0.5, 0, &e),
+	    0);
+	ck_assert_int_eq(store_marginal_add(s, exact, "S", "S(B)", 1, -1, &e), 0);
+	ck_assert_int_eq(store_marginal_add(s, lis, "S", "S(A)", 0.4, 0, &e), 0);
+	ck_assert_int_eq(store_marginal_add(s, lis, "S", "S(B)", 1, -1, &e), 0);
+	/* out of order, as threads may finish; read back by samples */
+	ck_assert_int_eq(store_trace_add(s, lis, 100, 1.45, NAN, NAN, &e), 0);
+	ck_assert_int_eq(store_trace_add(s, lis, 10, 1.4, 0.5, 7.5, &e), 0);
+	ck_assert_int_eq(store_trace_add(s, lis, 10, 1.3, 0.5, 7.5, &e),
+	    SQLIFT_EDB);
+	ck_assert_msg(strstr(e.msg, "run_trace"), "%s", e.msg);
+	/* the statement is kept and reset after a failure */
+	ck_assert_int_eq(store_trace_add(s, lis, 1000, 1.5, 0.05, 700, &e), 0);
+	ck_assert_int_eq(store_commit(s, &e), 0);
+	store_close(s);
+
+	ck_sql_text(db, "SELECT quote(samples) || quote(log_z_stderr) || "
+	    "quote(ess) || quote(proposal) FROM runs WHERE run_id = 1",
+	    "NULLNULLNULLNULL");
+	ck_sql_text(db, "SELECT samples || ' ' || log_z_stderr || ' ' || "
+	    "quote(ess) || ' ' || proposal FROM runs WHERE run_id = 2",
+	    "1000 0.25 NULL uniform");
+	ck_sql_text(db, "SELECT samples || ' ' || quote(log_z_stderr) || ' ' || "
+	    "ess || ' ' || quote(proposal) FROM runs WHERE run_id = 3",
+	    "10 NULL 4.5 NULL");
+	ck_sql_text(db, "SELECT group_concat(quote(stderr), ' ') FROM "
+	    "(SELECT stderr FROM run_groups ORDER BY run_id)", "NULL 0.01");
+	/* the view: stderr last, from the atom's group */
+	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
+	    "pragma_table_info('marginals')",
+	    "run_id,predicate,atom,probability,group_id,stderr");
+	ck_sql_text(db, "SELECT group_concat(run_id || atom || '=' || "
+	    "quote(stderr), ' ') FROM (SELECT * FROM marginals ORDER BY run_id, "
+	    "atom)", "1S(A)=NULL 1S(B)=NULL 2S(A)=0.01 2S(B)=NULL");
+	ck_sql_text(db, "SELECT group_concat(samples || ':' || quote(log_z) || "
+	    "':' || quote(log_z_stderr) || ':' || quote(ess), ' ') FROM "
+	    "(SELECT * FROM run_trace ORDER BY run_id, samples)",
+	    "10:1.4:0.5:7.5 100:1.45:NULL:NULL 1000:1.5:0.05:700.0");
+
+	/* the public reader changes nothing */
+	before = file_sum(db);
+	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+	ck_assert_int_eq(sqlift_trace(h, lis, &pts, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_int_eq(pts[0].samples, 10);
+	ck_assert_close(pts[0].log_z, 1.4, 0);
+	ck_assert_close(pts[0].log_z_stderr, 0.5, 0);
+	ck_assert_close(pts[0].ess, 7.5, 0);
+	ck_assert_int_eq(pts[1].samples, 100);
+	ck_assert(isnan(pts[1].log_z_stderr) && isnan(pts[1].ess));
+	ck_assert_int_eq(pts[2].samples, 1000);
+	free(pts);
+	ck_assert_int_eq(sqlift_trace(h, exact, &pts, &n), SQLIFT_EUSAGE);
+	ck_assert_msg(strstr(sqlift_errmsg(h), "run 1 (exact) has no "
+	    "convergence trace"), "%s", sqlift_errmsg(h));
+	ck_assert_ptr_null(pts);
+	ck_assert_int_eq(sqlift_trace(h, 9, &pts, &n), SQLIFT_EUSAGE);
+	ck_assert_msg(strstr(sqlift_errmsg(h), "lis.db: no run 9"), "%s",
+	    sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_int_eq(file_sum(db), before);
+}
+END_TEST
+
+START_TEST(test_migration_from_v3)
+{
+	const char *db = tu_file("v3.db", NULL);
+	const char *m = tu_file("m.mln", MODEL);
+	struct sqlift_trace_point *pts;
+	unsigned long long before;
+	char msg[512];
+	sqlite3 *h3;
+	sqlift *h;
+	size_t n;
+
+	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Anna)\n"), 0, msg),
+	    0);
+	/* make it a version 3 database with a run, as sqlift 3 left it */
+	ck_assert_int_eq(sqlite3_open(db, &h3), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h3, "DROP VIEW marginals; "
+	    "DROP TABLE run_trace; ALTER TABLE run_groups DROP COLUMN stderr; "
+	    "ALTER TABLE runs DROP COLUMN log_z_stderr; ALTER TABLE runs DROP "
+	    "COLUMN samples; ALTER TABLE runs DROP COLUMN ess; ALTER TABLE runs "
+	    "DROP COLUMN proposal; CREATE VIEW marginals (run_id, predicate, "
+	    "atom, probability, group_id) AS SELECT run_id, predicate, atom, "
+	    "probability, group_id FROM run_marginals; "
+	    "INSERT INTO runs (run_id, method, status, log_z, seed, parameters, "
+	    "queries, model_fingerprint, evidence_fingerprint, started_at, "
+	    "finished_at, seconds, sqlift_version) VALUES (1, 'exact', 'ok', 2.5, "
+	    "0, 'method=exact', 'Smokes', 'f', 'f', 't', 't', 0, '0.1.0'); "
+	    "INSERT INTO run_groups VALUES (1, 0, 'Smokes', 1, 0.25); "
+	    "INSERT INTO run_marginals VALUES (1, 'Smokes', 'Smokes(Anna)', 1, "
+	    "NULL), (1, 'Smokes', 'Smokes(Bob)', 0.25, 0); "
+	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h3);
+	/* reading does not migrate: a version 3 run has no trace */
+	before = file_sum(db);
+	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+	ck_assert_int_eq(sqlift_trace(h, 1, &pts, &n), SQLIFT_EUSAGE);
+	ck_assert_msg(strstr(sqlift_errmsg(h), "no convergence trace"), "%s",
+	    sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_int_eq(file_sum(db), before);
+	/* the first write does, keeping the run */
+	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);
+	ck_assert_close(tu_sql_double(db, "PRAGMA user_version"),
+	    STORE_SCHEMA_VERSION, 0);
+	ck_sql_text(db, "SELECT group_concat(atom || '=' || probability || '/' || "
+	    "quote(group_id) || '/' || quote(stderr), ' ') FROM (SELECT * FROM "
+	    "marginals ORDER BY atom)",
+	    "Smokes(Anna)=1.0/NULL/NULL Smokes(Bob)=0.25/0/NULL");
+	ck_sql_text(db, "SELECT quote(samples) || quote(log_z_stderr) || "
+	    "quote(ess) || quote(proposal) || quote(stats) FROM runs",
+	    "NULLNULLNULLNULLNULL");
+	ck_sql_text(db, "SELECT quote(stderr) FROM run_groups", "NULL");
+	ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM run_trace"), 0, 0);
+	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
+	    "pragma_table_info('marginals')",
+	    "run_id,predicate,atom,probability,group_id,stderr");
+}
+END_TEST
+
 int
 main(void)
 {
@@ -240,6 +434,8 @@ main(void)
 		test_model_reload_and_replace,
 		test_csv_and_folders,
 		test_load_oom,
+		test_sampling_results,
+		test_migration_from_v3,
 	};
 
 	return tu_main("store", 1, tests, sizeof tests / sizeof *tests);
