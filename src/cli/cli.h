@@ -22,7 +22,7 @@ struct cli_cmd {
 };
 
 extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info,
-    cmd_cubes, cmd_explain;
+    cmd_cubes, cmd_explain, cmd_plot;
 
 /* Prints "sqlift: msg" and returns the exit code for status. */
 int cli_fail(int status, const char *msg);

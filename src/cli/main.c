@@ -7,7 +7,8 @@
 #include "cli/cli.h"
 
 static const struct cli_cmd *const commands[] = {
-	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, &cmd_explain, NULL
+	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, &cmd_explain,
+	&cmd_plot, NULL
 };
 
 int
