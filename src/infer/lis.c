@@ -16,6 +16,92 @@
 #include "infer/lis.h"
 #include "sqlift.h"
 
+/* A running sum of weights exp(lw), kept relative to the largest m. */
+struct acc {
+	double m, s1, s2;
+	int64_t n;
+};
+
+static void
+acc_add(struct acc *a, double lw)
+{
+	a->n++;
+	if (lw == -INFINITY)
+		return;
+	if (a->n == 1 || lw > a->m) {
+		double f = a->s1 > 0 ? exp(a->m - lw) : 0;
+		a->s1 = a->s1 * f + 1;
+		a->s2 = a->s2 * f * f + 1;
+		a->m = lw;
+	} else {
+		double w = exp(lw - a->m);
+		a->s1 += w;
+		a->s2 += w * w;
+	}
+}
+
+static void
+acc_merge(struct acc *a, const struct acc *b)
+{
+	struct acc x = *b;
+
+	if (a->s1 == 0) {
+		x.n += a->n;
+		*a = x;
+		return;
+	}
+	a->n += b->n;
+	if (b->s1 == 0)
+		return;
+	if (b->m > a->m) {
+		double f = exp(a->m - b->m);
+		a->s1 = a->s1 * f + b->s1;
+		a->s2 = a->s2 * f * f + b->s2;
+		a->m = b->m;
+	} else {
+		double f = exp(b->m - a->m);
+		a->s1 += b->s1 * f;
+		a->s2 += b->s2 * f * f;
+	}
+}
+
+static void
+acc_result(const struct acc *a, double *log_z, double *stderr_lz,
+    double *ess)
+{
+	double n = (double)a->n, mean, var;
+
+	if (a->n == 0 || a->s1 == 0) {
+		*log_z = -INFINITY;
+		*stderr_lz = NAN;
+		*ess = 0;
+		return;
+	}
+	mean = a->s1 / n;
+	*log_z = a->m + log(mean);
+	*ess = a->s1 * a->s1 / a->s2;
+	if (a->n < 2) {
+		*stderr_lz = NAN;
+		return;
+	}
+	var = (a->s2 / n - mean * mean) * n / (n - 1);
+	*stderr_lz = sqrt((var > 0 ? var : 0) / n) / mean;
+}
+
+void
+lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
+    double *stderr_lz, double *ess)
+{
+	struct acc a = { 0, 0, 0, 0 };
+
+	for (int64_t i = 0; i < n; i++)
+		acc_add(&a, lw[(size_t)i * stride]);
+	acc_result(&a, log_z, stderr_lz, ess);
+}
+
+/* What a target is in a stream. */
+enum { TG_NEW, TG_LIVE, TG_EXACT, TG_NONE };
+
 struct stream {
 	const struct ct_theory *t;
 	const struct lis_opts *o;
@@ -25,7 +111,8 @@ struct stream {
 	int64_t quota;         /* 0: until the deadline */
 	double t0, deadline;
 	double *known;         /* per group: marginal without search, or -1 */
-	double *lw;            /* [round * ntg + target] */
+	double *zw;            /* per round: Z's log weight */
+	struct acc *acc;       /* per target */
 	int64_t n;
 	struct eng_stats st;
 	struct err e;
@@ -34,6 +121,9 @@ struct stream {
 	atomic_int *stop;
 };
 
+/* A stream stops after this many rounds whatever --max-seconds says. */
+#define MAX_ROUNDS ((int64_t)1 << 24)
+
 static double
 now_s(void)
 {
@@ -41,37 +131,6 @@ now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-void
-lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
-    double *stderr_lz, double *ess)
-{
-	double m = -INFINITY, s1 = 0, s2 = 0, mean, var;
-
-	for (int64_t i = 0; i < n; i++)
-		if (lw[(size_t)i * stride] > m)
-			m = lw[(size_t)i * stride];
-	if (n == 0 || m == -INFINITY) {
-		*log_z = -INFINITY;
-		*stderr_lz = NAN;
-		*ess = 0;
-		return;
-	}
-	for (int64_t i = 0; i < n; i++) {
-		double w = exp(lw[(size_t)i * stride] - m);
-		s1 += w;
-		s2 += w * w;
-	}
-	mean = s1 / (double)n;
-	*log_z = m + log(mean);
-	*ess = s1 * s1 / s2;
-	if (n < 2) {
-		*stderr_lz = NAN;
-		return;
-	}
-	var = (s2 / (double)n - mean * mean) * (double)n / (double)(n - 1);
-	*stderr_lz = sqrt((var > 0 ? var : 0) / (double)n) / mean;
 }
 
 static void
@@ -93,58 +152,96 @@ progress(struct stream *s)
 	fflush(stderr);
 }
 
+/* Creates target i (round 0): Z, or group (i - 1) / 2 with its atom true
+ * (odd i) or false. */
+static int
+target_make(struct stream *s, struct eng *g, size_t i, struct eng_target **tg,
+    unsigned char *state)
+{
+	const struct lis_group *q;
+	size_t k = (i - 1) / 2;
+	int rc;
+
+	if (i == 0)
+		rc = eng_target_new(g, -1, NULL, NULL, 1, &tg[0], &s->known[0],
+		    &s->e);
+	else {
+		q = &s->gr[k];
+		rc = eng_target_new(g, q->pred, q->block, q->eq, i % 2, &tg[i],
+		    &s->known[1 + k], &s->e);
+	}
+	state[i] = rc ? TG_NEW : tg[i] ? TG_LIVE : TG_NONE;
+	/* a known marginal needs neither of its group's targets */
+	if (!rc && i % 2 == 1 && !tg[i])
+		state[i + 1] = TG_NONE;
+	return rc;
+}
+
 static void *
 stream_run(void *arg)
 {
 	struct stream *s = arg;
 	struct eng *g = NULL;
 	struct eng_target **tg = xcalloc(s->ntg + 1, sizeof *tg);
+	unsigned char *state = xcalloc(s->ntg + 1, 1);
+	double *row = xmalloc((s->ntg + 1) * sizeof *row);
 	struct eng_rng r;
 	size_t cap = 0;
-	int rc = 0;
+	int rc = 0, late = 0, exact_all = 0;
 
 	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
-	if (!tg) {
+	if (!tg || !state || !row ||
+	    !(s->acc = xcalloc(s->ntg + 1, sizeof *s->acc))) {
 		rc = err_oom(&s->e);
 		goto done;
 	}
-	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)) ||
-	    (rc = eng_target_new(g, -1, NULL, NULL, 1, &tg[0], &s->known[0],
-	    &s->e)))
+	for (size_t i = 0; i <= s->ngr; i++)
+		s->known[i] = -1;
+	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)))
 		goto done;
-	for (size_t i = 0; i < s->ngr && !rc; i++) {
-		const struct lis_group *q = &s->gr[i];
-		rc = eng_target_new(g, q->pred, q->block, q->eq, 1, &tg[1 + 2 * i],
-		    &s->known[1 + i], &s->e);
-		if (!rc && tg[1 + 2 * i])
-			rc = eng_target_new(g, q->pred, q->block, q->eq, 0,
-			    &tg[2 + 2 * i], &s->known[1 + i], &s->e);
-	}
-	if (rc)
-		goto done;
-	while (s->quota == 0 || s->n < s->quota) {
+	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
+	    !exact_all) {
 		if (atomic_load(s->stop) ||
-		    (s->deadline > 0 && now_s() > s->deadline))
+		    (s->deadline > 0 && s->n > 0 && now_s() > s->deadline))
 			break;
 		if ((size_t)s->n + 1 > cap) {
 			size_t nc = cap ? 2 * cap : 64;
-			double *nl = xrealloc(s->lw, nc * s->ntg * sizeof *nl);
-			if (!nl) {
+			double *nz = xrealloc(s->zw, nc * sizeof *nz);
+			if (!nz) {
 				rc = err_oom(&s->e);
 				break;
 			}
-			s->lw = nl;
+			s->zw = nz;
 			cap = nc;
 		}
-		for (size_t i = 0; i < s->ntg && !rc; i++) {
-			double *w = &s->lw[(size_t)s->n * s->ntg + i];
-			if (!tg[i])
-				*w = NAN;
-			else
-				rc = eng_sample(g, tg[i], &r, w, &s->e);
+		exact_all = 1;
+		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
+			struct eng_stats a, b;
+			if (state[i] == TG_NEW && (rc = target_make(s, g, i, tg, state)))
+				break;
+			if (state[i] != TG_LIVE)
+				continue;
+			eng_get_stats(g, &a);
+			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e)))
+				break;
+			eng_get_stats(g, &b);
+			if (s->n == 0 && a.draws == b.draws) {
+				/* nothing drawn: exact, the same in every round */
+				state[i] = TG_EXACT;
+				eng_target_free(tg[i]);
+				tg[i] = NULL;
+			} else
+				exact_all = 0;
+			late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
+			    now_s() > s->deadline;
 		}
-		if (rc)
+		if (rc || late)
 			break;
+		/* the round is complete: count it */
+		for (size_t i = 0; i < s->ntg; i++)
+			if (state[i] == TG_LIVE || state[i] == TG_EXACT)
+				acc_add(&s->acc[i], row[i]);  /* exact: round 0's */
+		s->zw[s->n] = row[0];
 		s->n++;
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
@@ -158,6 +255,8 @@ done:
 	for (size_t i = 0; tg && i < s->ntg; i++)
 		eng_target_free(tg[i]);
 	free(tg);
+	free(state);
+	free(row);
 	eng_free(g);
 	s->rc = rc;
 	return NULL;
@@ -267,33 +366,44 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		    "--max-seconds %g", o->max_seconds);
 		goto done;
 	}
-	/* merged in the order (round, stream) */
-	if (!(all = xmalloc((size_t)total * ntg * sizeof *all)))
+	/* Z merged in the order (round, stream); the groups' sums stream by
+	 * stream */
+	if (!(all = xmalloc((size_t)total * sizeof *all)))
 		goto oom;
 	for (int64_t j = 0; j < rounds; j++)
 		for (int i = 0; i < nt; i++)
 			if (j < s[i].n)
-				memcpy(&all[(size_t)k++ * ntg], &s[i].lw[(size_t)j * ntg],
-				    ntg * sizeof *all);
+				all[k++] = s[i].zw[j];
 	res->samples = total;
-	lis_estimate(all, ntg, total, &res->log_z, &res->stderr_lz, &res->ess);
+	lis_estimate(all, 1, total, &res->log_z, &res->stderr_lz, &res->ess);
 	if (res->log_z == -INFINITY) {
 		rc = err_set(e, SQLIFT_EZERO, "Z = 0 in all %lld samples: the hard "
 		    "formulas contradict each other or the evidence",
 		    (long long)total);
 		goto done;
 	}
-	if (trace(all, ntg, total, res) < 0)
+	if (trace(all, 1, total, res) < 0)
 		goto oom;
+	if (res->st.draws == 0) {
+		/* nothing was drawn: every estimate is exact */
+		res->stderr_lz = 0;
+		for (size_t i = 0; i < res->ntrace; i++)
+			res->trace[i].stderr_lz = 0;
+	}
 	for (size_t i = 0; i < ngr; i++) {
+		struct acc a = { 0, 0, 0, 0 }, b = { 0, 0, 0, 0 };
 		double la, sa, lb, sb, ess, p;
 		if (s[0].known[1 + i] >= 0) {
 			gr[i].p = s[0].known[1 + i];
 			gr[i].stderr_p = 0;
 			continue;
 		}
-		lis_estimate(all + 1 + 2 * i, ntg, total, &la, &sa, &ess);
-		lis_estimate(all + 2 + 2 * i, ntg, total, &lb, &sb, &ess);
+		for (int j = 0; j < nt; j++) {
+			acc_merge(&a, &s[j].acc[1 + 2 * i]);
+			acc_merge(&b, &s[j].acc[2 + 2 * i]);
+		}
+		acc_result(&a, &la, &sa, &ess);
+		acc_result(&b, &lb, &sb, &ess);
 		if (la == -INFINITY && lb == -INFINITY) {
 			gr[i].p = 0.5;
 			gr[i].stderr_p = NAN;
@@ -301,8 +411,8 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		}
 		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
 		gr[i].p = p;
-		sa = la == -INFINITY ? 0 : sa;
-		sb = lb == -INFINITY ? 0 : sb;
+		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
+		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
 		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
 	}
 	goto done;
@@ -311,7 +421,8 @@ oom:
 done:
 	for (int i = 0; s && i < nt; i++) {
 		free(s[i].known);
-		free(s[i].lw);
+		free(s[i].zw);
+		free(s[i].acc);
 	}
 	free(all);
 	free(s);

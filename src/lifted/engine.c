@@ -80,6 +80,8 @@ struct eng {
 	struct units top_units;  /* classes fixed by hard unit clauses */
 	int top_done;
 	double top_z;
+	struct index *top_ix;  /* of top, for marginals: its classes, */
+	int *top_root;         /* and per clause its component */
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
 	char step[200];        /* the largest grounding, for limit messages */
@@ -2124,6 +2126,10 @@ eng_free(struct eng *g)
 	for (size_t i = 0; i < g->capcache; i++)
 		free(g->cache[i].key);
 	free(g->cache);
+	if (g->top_ix)
+		index_free(g->top_ix);
+	free(g->top_ix);
+	free(g->top_root);
 	th_free(g->top);
 	free(g->top_units.v);
 	for (size_t i = 0; i < g->capprops; i++)
@@ -2161,9 +2167,113 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 	return 0;
 }
 
-/* The theory with one atom of class (pred, block, eq) fixed to truth:
- * *out and *konst (what it adds outside *out, top_add included), or
- * *known, the atom's marginal when no search is needed (*out NULL). */
+/* Keeps only the clauses of t in the component (clauses linked by
+ * shared classes) of class qc. */
+static int
+keep_component(struct th *t, const struct index *ix, int qc)
+{
+	int n = (int)t->c.n, *uf = xmalloc(((size_t)n + 1) * sizeof *uf), r;
+	size_t keep = 0;
+
+	if (!uf)
+		return -1;
+	for (int i = 0; i < n; i++)
+		uf[i] = i;
+	for (int i = 1; i < ix->nocc; i++)
+		if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
+			int a = find_root(uf, ix->occ[i].cl);
+			int b = find_root(uf, ix->occ[i - 1].cl);
+			if (a != b)
+				uf[a] = b;
+		}
+	r = find_root(uf, ix->occ[ix->first[qc]].cl);
+	for (int i = 0; i < n; i++) {
+		if (find_root(uf, i) == r)
+			t->c.v[keep++] = t->c.v[i];
+		else
+			free(t->c.v[i]);
+	}
+	t->c.n = keep;
+	free(uf);
+	return 0;
+}
+
+/* A copy of the component of the top theory that holds class key (NULL
+ * when no clause has it). */
+static int
+top_component(struct eng *g, const int *key, size_t len, struct th **out)
+{
+	struct index *ix = g->top_ix;
+	struct th *t;
+	int r = -1;
+
+	*out = NULL;
+	if (!ix) {
+		int n = (int)g->top->c.n, *uf;
+		if (!(ix = xcalloc(1, sizeof *ix)) ||
+		    !(uf = xmalloc(((size_t)n + 1) * sizeof *uf))) {
+			free(ix);
+			return -1;
+		}
+		if (index_build(g, g->top, ix) < 0) {
+			free(ix);
+			free(uf);
+			return -1;
+		}
+		for (int i = 0; i < n; i++)
+			uf[i] = i;
+		for (int i = 1; i < ix->nocc; i++)
+			if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
+				int a = find_root(uf, ix->occ[i].cl);
+				int b = find_root(uf, ix->occ[i - 1].cl);
+				if (a != b)
+					uf[a] = b;
+			}
+		for (int i = 0; i < n; i++)
+			uf[i] = find_root(uf, i);
+		g->top_ix = ix;
+		g->top_root = uf;
+	}
+	{
+		/* classes are sorted by key: binary search */
+		int lo = 0, hi = ix->ncls;
+		struct occ q = { key, len, 0, 0 };
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2, c;
+			c = occ_cmp(&ix->occ[ix->first[mid]], &q);
+			if (c == 0) {
+				r = g->top_root[ix->occ[ix->first[mid]].cl];
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+	}
+	if (r < 0)
+		return 0;
+	if (!(t = th_empty_like(g->top)))
+		return -1;
+	for (size_t i = 0; i < g->top->c.n; i++) {
+		struct cl *c;
+		if (g->top_root[i] != r)
+			continue;
+		if (!(c = cl_copy(g->top->c.v[i])) || th_push(t, c) < 0) {
+			th_free(t);
+			return -1;
+		}
+	}
+	*out = t;
+	return 0;
+}
+
+/* One atom of class (pred, block, eq) fixed to truth, in the component
+ * of the theory that holds its class: the other components are factors
+ * of Z(atom) and Z(not atom) alike, so the marginal is
+ * Z_c(atom) / (Z_c(atom) + Z_c(not atom)) on the component alone.  *out
+ * and *konst (what it adds outside *out), or *known, the atom's marginal
+ * when no search is needed (*out NULL). */
 static int
 cond_theory(struct eng *g, int pred, const int *block, const int *eq,
     int truth, struct th **out, double *konst, double *known)
@@ -2175,7 +2285,7 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 	struct asg as = { 1, { key }, { len }, { 1 } };
 	struct index ix;
 	int found = 0;
-	double k, assigned;
+	double k, assigned, atoms;
 
 	as.truth[0] = truth;
 	*out = NULL;
@@ -2190,8 +2300,13 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 		*known = rc;
 		return 0;
 	}
-	if (!(t = th_copy(g->top)))
+	if ((rc = top_component(g, key, len, &t)) < 0)
 		return err_oom(g->e);
+	if (!t) {
+		/* in no clause: a free atom */
+		*known = 0.5;
+		return 0;
+	}
 	for (int i = 0; i < p->arity; i++) {
 		int b = g->boff[p->types[i]] + block[i];
 		if (eq[i] != i) {
@@ -2213,9 +2328,17 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 		th_free(t);
 		return err_oom(g->e);
 	}
-	for (int i = 0; i < ix.nocc && !found; i++)
-		found = ix.occ[i].len == len &&
-		    !memcmp(ix.occ[i].key, key, len * sizeof *key);
+	for (int c = 0; c < ix.ncls && !found; c++) {
+		const struct occ *o = &ix.occ[ix.first[c]];
+		if (o->len == len && !memcmp(o->key, key, len * sizeof *key)) {
+			found = 1;
+			if (keep_component(t, &ix, c) < 0) {
+				index_free(&ix);
+				th_free(t);
+				return err_oom(g->e);
+			}
+		}
+	}
 	index_free(&ix);
 	if (!found) {
 		/* in no clause: a free atom */
@@ -2223,14 +2346,20 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 		*known = 0.5;
 		return 0;
 	}
+	if (index_build(g, t, &ix) < 0) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	atoms = ix.total;
+	index_free(&ix);
 	if (simplify(g, t, &as, &k, &assigned) < 0 ||
 	    index_build(g, t, &ix) < 0) {
 		th_free(t);
 		return err_oom(g->e);
 	}
-	k += (g->top_atoms - 1 - assigned - ix.total) * LOG2;
+	k += (atoms - 1 - assigned - ix.total) * LOG2;
 	index_free(&ix);
-	*konst = g->top_add + k;
+	*konst = k;
 	*out = t;
 	return 0;
 }
@@ -2239,30 +2368,37 @@ int
 eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
     double *prob, struct err *e)
 {
-	struct th *t;
+	double z[2], lz, known;
 	int rc;
-	double konst, z, lz, known;
 
 	g->e = e;
 	if (g->o.semiring != ENG_SUM)
 		return err_set(e, SQLIFT_EINTERNAL, "marginals need the sum");
-	if ((rc = eng_log_z(g, &lz, e)) ||
-	    (rc = cond_theory(g, pred, block, eq, 1, &t, &konst, &known)))
+	if ((rc = eng_log_z(g, &lz, e)))
 		return rc;
-	if (!t) {
-		*prob = known;
-		return 0;
+	/* Z_c(atom true), then Z_c(atom false) */
+	for (int v = 0; v < 2; v++) {
+		struct th *t;
+		double konst, s;
+		if ((rc = cond_theory(g, pred, block, eq, !v, &t, &konst, &known)))
+			return rc;
+		if (!t) {
+			*prob = known;
+			return 0;
+		}
+		if (konst == -INFINITY) {
+			th_free(t);
+			z[v] = -INFINITY;
+			continue;
+		}
+		if (solve(g, t, &s))
+			return e->status;
+		z[v] = konst + s;
 	}
-	if (konst == -INFINITY) {
-		th_free(t);
+	if (z[0] == -INFINITY)
 		*prob = 0;
-		return 0;
-	}
-	if (solve(g, t, &z))
-		return e->status;
-	*prob = exp(konst + z - lz);
-	if (*prob > 1)
-		*prob = 1;
+	else
+		*prob = 1 / (1 + exp(z[1] - z[0]));
 	return 0;
 }
 
