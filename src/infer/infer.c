@@ -550,6 +550,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.samples = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
 	    1000;
 	lo.max_seconds = o->max_seconds;
+	lo.eo.max_seconds = o->max_seconds;  /* stops a sample that runs over */
 	lo.seed = o->seed;
 	lo.threads = o->threads > 0 ? o->threads : 1;
 	lo.progress = o->progress;

@@ -222,8 +222,14 @@ stream_run(void *arg)
 			if (state[i] != TG_LIVE)
 				continue;
 			eng_get_stats(g, &a);
-			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e)))
+			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e))) {
+				/* out of time inside a sample: drop the round */
+				if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
+					rc = 0;
+					late = 1;
+				}
 				break;
+			}
 			eng_get_stats(g, &b);
 			if (s->n == 0 && a.draws == b.draws) {
 				/* nothing drawn: exact, the same in every round */

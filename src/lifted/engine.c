@@ -1697,9 +1697,10 @@ prop_update(struct prop *p, int64_t k, double val, double lq)
 }
 
 /* The binomial node while sampling: one k drawn from the proposal, and
- * C(n,k) Z(k) / Q(k). */
+ * C(n,k) Z(k) / Q(k).  Takes t and frees ix before going down, so that a
+ * path through many nodes holds one theory. */
 static int
-binomial_sample(struct eng *g, struct th *t, const struct index *ix, int cls,
+binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
     double *out)
 {
 	const struct occ *o = &ix->occ[ix->first[cls]];
@@ -1708,7 +1709,6 @@ binomial_sample(struct eng *g, struct th *t, const struct index *ix, int cls,
 	double expected = ix->total - ix->atoms[cls], lq, z, val;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
 	struct prop *p;
-	struct th *c;
 
 	g->st.binomials++;
 	k = prop_draw(g, n, &p, &lq);
@@ -1716,23 +1716,22 @@ binomial_sample(struct eng *g, struct th *t, const struct index *ix, int cls,
 		memcpy(kt, o->key, o->len * sizeof *kt);
 		as.n = 1;
 		as.truth[0] = (int)k;
-		if (!(c = th_copy(t)))
-			return err_oom(g->e);
 	} else {
 		if ((nb = th_add_block(t, 0, t->type[b])) < 0 ||
-		    split_clauses(t, b, nb) < 0)
+		    split_clauses(t, b, nb) < 0) {
+			th_free(t);
 			return err_oom(g->e);
+		}
 		key_with(o->key, o->len, b, b, kt);
 		key_with(o->key, o->len, b, nb, kf);
 		t->size[b] = k;
 		t->size[nb] = n - k;
-		if (!(c = th_copy(t)))
-			return err_oom(g->e);
 	}
+	index_free(ix);
 	/* the proposal table may move while the child is solved */
 	{
 		uint64_t h = g->cur_h;
-		if ((rc = solve_child(g, c, &as, expected, &z)))
+		if ((rc = solve_child(g, t, &as, expected, &z)))
 			return rc;
 		val = z + lchoose(n, k);
 		if (p)
@@ -1756,8 +1755,6 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	long double sum = 0;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
 
-	if (g->rng && !g->trying)
-		return binomial_sample(g, t, ix, cls, out);
 	g->st.binomials++;
 	if (g->plan) {
 		char ct[200];
@@ -1822,10 +1819,11 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 
 /* Grounds one constant of block b: b keeps the others. */
 static int
-ground_one(struct eng *g, struct th *t, const struct index *ix, int cls,
+ground_one(struct eng *g, struct th *t, struct index *ix, int cls,
     double *out)
 {
 	int b = ix->big[cls], nb;
+	double expected;
 	const struct occ *o = &ix->occ[ix->first[cls]];
 	const struct mln_model *m = g->ct->m;
 	char step[sizeof g->step];
@@ -1846,7 +1844,9 @@ ground_one(struct eng *g, struct th *t, const struct index *ix, int cls,
 		return err_oom(g->e);
 	}
 	t->size[b]--;
-	return solve_child(g, t, NULL, ix->total, out);
+	expected = ix->total;
+	index_free(ix);
+	return solve_child(g, t, NULL, expected, out);
 }
 
 static int
@@ -1862,8 +1862,7 @@ limits(struct eng *g)
 		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
 		    "lis)", (long long)g->o.max_nodes, g->step[0] ? " while " : "",
 		    g->step);
-	if (g->o.max_seconds > 0 && (g->st.nodes & 255) == 0 &&
-	    now_s() - g->t0 > g->o.max_seconds)
+	if (g->o.max_seconds > 0 && now_s() - g->t0 > g->o.max_seconds)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-seconds %g%s%s: the theory does not lift (try --method "
 		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
@@ -1958,12 +1957,19 @@ solve(struct eng *g, struct th *t, double *out)
 	if (power(g, t, &ix, out, &rc))
 		goto store;
 	cls = pick_class(g, t, &ix);
-	if (ix.slots[cls] <= 1)
-		rc = binomial(g, t, &ix, cls, out);
-	else
+	if (sampling) {
+		/* one branch: nothing of this node is needed below it */
+		free(key.v);
+		key.v = NULL;
+	}
+	if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);
-	if (ix.slots[cls] <= 1)
+	else if (sampling)
+		rc = binomial_sample(g, t, &ix, cls, out);
+	else {
+		rc = binomial(g, t, &ix, cls, out);
 		th_free(t);
+	}
 store:
 	if (!rc && !g->o.no_cache && !g->plan && !sampling)
 		cache_put(g, &key, h, *out);
