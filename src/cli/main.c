@@ -41,7 +41,18 @@ cli_usage(const struct cli_cmd *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, " (usage: sqlift %s %s)\n", c->name, c->usage);
+	/* one line: the synopsis's line breaks and indents become a space */
+	fprintf(stderr, " (usage: sqlift %s ", c->name);
+	for (const char *u = c->usage; *u; u++) {
+		if (*u != '\n') {
+			fputc(*u, stderr);
+			continue;
+		}
+		while (u[1] == ' ')
+			u++;
+		fputc(' ', stderr);
+	}
+	fputs(")\n", stderr);
 	return EXIT_USAGE;
 }
 

@@ -95,10 +95,24 @@ struct eng {
 	 * while a subtheory is tried exactly within the budget */
 	struct eng_rng *rng;
 	int trying, try_failed;
-	int64_t try_limit;
+	int64_t try_limit, try_work;
 	uint64_t cur_h;        /* key hash of the node being expanded */
+	const struct amap *amap;   /* extra assignment of the simplification */
 	struct prop *props;
 	size_t nprops, capprops, prop_cells;
+};
+
+/* Many classes of one ground atom each assigned at once (batch_sample):
+ * key -> truth, by open addressing. */
+struct aent {
+	uint64_t h;
+	const int *key;        /* NULL: empty */
+	size_t len;
+	int truth;
+};
+struct amap {
+	struct aent *v;
+	size_t cap;
 };
 
 /* The proposal of one sampled binomial node (key hash and n): what each
@@ -682,6 +696,21 @@ units_eval(const struct units *u, const int *key, size_t len)
 }
 
 static int
+amap_eval(const struct amap *m, const int *key, size_t len)
+{
+	uint64_t h = fnv1a(FNV_INIT, key, len * sizeof *key);
+
+	for (size_t i = h & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		const struct aent *a = &m->v[i];
+		if (!a->key)
+			return -1;
+		if (a->h == h && a->len == len &&
+		    !memcmp(a->key, key, len * sizeof *key))
+			return a->truth;
+	}
+}
+
+static int
 simplify_pass(struct eng *g, struct th *t, const struct asg *as,
     const struct units *u, double *konst)
 {
@@ -701,6 +730,8 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 			int dup = 0, tv = as ? asg_eval(as, key, kl) : -1;
 			if (tv < 0)
 				tv = units_eval(u, key, kl);
+			if (tv < 0 && g->amap)
+				tv = amap_eval(g->amap, key, kl);
 			if (tv >= 0) {
 				if (tv != l->neg)
 					sat = 1;
@@ -819,7 +850,8 @@ simplify_keep(struct eng *g, struct th *t, const struct asg *as,
 				continue;
 			kl = lit_key(g, c, &c->lit[0], key);
 			if ((as && asg_eval(as, key, kl) >= 0) ||
-			    units_eval(&u, key, kl) >= 0)
+			    units_eval(&u, key, kl) >= 0 ||
+			    (g->amap && amap_eval(g->amap, key, kl) >= 0))
 				continue;
 			if (vec_grow_((void **)&u.v, &u.cap, u.n + 2 + kl,
 			    sizeof *u.v)) {
@@ -1487,6 +1519,7 @@ key_with(const int *key, size_t len, int b, int nb, int *out)
 /* --- sampling --------------------------------------------------------- */
 
 #define PROP_EPS 0.05          /* uniform share of every proposal */
+#define BATCH_MIN 32           /* ground atoms drawn at once from here */
 #define PROP_CELLS ((size_t)1 << 24)
 
 static uint64_t
@@ -1647,9 +1680,9 @@ prop_build(const struct eng *g, struct prop *p)
 	p->built = p->visits;
 }
 
-/* Draws k in 0..n from node (g->cur_h, n); *lq gets log Q(k). */
+/* Draws k in 0..n from node (h, n); *lq gets log Q(k). */
 static int64_t
-prop_draw(struct eng *g, int64_t n, struct prop **pp, double *lq)
+prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp, double *lq)
 {
 	struct prop *p = NULL;
 	double u = eng_rng_unit(g->rng);
@@ -1657,7 +1690,7 @@ prop_draw(struct eng *g, int64_t n, struct prop **pp, double *lq)
 
 	g->st.draws++;
 	if (g->o.proposal != ENG_PROP_UNIFORM)
-		p = prop_get(g, g->cur_h, n);
+		p = prop_get(g, h, n);
 	*pp = p;
 	if (!p) {
 		int64_t k = (int64_t)(u * ((double)n + 1));
@@ -1696,6 +1729,103 @@ prop_update(struct prop *p, int64_t k, double val, double lq)
 		p->lwk = log_add(p->lwk, w + log((double)k / (double)p->n));
 }
 
+/* While sampling, when the class to branch on is one ground atom: every
+ * class of one ground atom in t is drawn at once, each from its own
+ * Bernoulli proposal (keyed by the atom), and t is simplified once for
+ * all of them instead of once per atom.  The weight is Z(rest) over the
+ * product of the proposals: unbiased, as every joint value can be drawn.
+ * The proposals adapt towards each atom's marginal under the target
+ * (importance-weighted fraction of samples where it was true).  Takes t
+ * and frees ix. */
+static int
+batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
+{
+	struct amap m = { 0 };
+	struct pick {
+		uint64_t h;
+		int k;
+	} *pk = NULL;
+	struct index ix2;
+	double lq = 0, expected = ix->total, konst, assigned, z;
+	size_t na = 0;
+	int rc = 0;
+
+	for (int c = 0; c < ix->ncls; c++)
+		na += ix->slots[c] == 0;
+	for (m.cap = 16; m.cap < 2 * na; m.cap *= 2)
+		;
+	if (!(m.v = xcalloc(m.cap, sizeof *m.v)) ||
+	    !(pk = xmalloc((na + 1) * sizeof *pk))) {
+		rc = err_oom(g->e);
+		goto fail;
+	}
+	na = 0;
+	for (int c = 0; c < ix->ncls; c++) {
+		const struct occ *o = &ix->occ[ix->first[c]];
+		uint64_t h = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key);
+		struct prop *p;
+		double q;
+		size_t i;
+		if (ix->slots[c] != 0)
+			continue;
+		pk[na].h = h;
+		pk[na].k = (int)prop_draw(g, h ^ 0x9e3779b97f4a7c15ULL, 1, &p, &q);
+		lq += q;
+		expected -= ix->atoms[c];
+		for (i = h & (m.cap - 1); m.v[i].key; i = (i + 1) & (m.cap - 1))
+			;
+		m.v[i].h = h;
+		m.v[i].key = o->key;
+		m.v[i].len = o->len;
+		m.v[i].truth = pk[na].k;
+		na++;
+	}
+	g->st.binomials++;
+	g->amap = &m;
+	rc = simplify(g, t, NULL, &konst, &assigned);
+	g->amap = NULL;
+	if (rc < 0) {
+		rc = err_oom(g->e);
+		goto fail;
+	}
+	index_free(ix);
+	free(m.v);
+	m.v = NULL;
+	if (konst == -INFINITY) {
+		th_free(t);
+		*out = -INFINITY;
+		goto done;
+	}
+	if (index_build(g, t, &ix2) < 0) {
+		th_free(t);
+		rc = err_oom(g->e);
+		goto done;
+	}
+	konst += (expected - assigned - ix2.total) * FREE(g);
+	index_free(&ix2);
+	if ((rc = solve(g, t, &z)))
+		goto done;
+	*out = konst + z - lq;
+	for (size_t i = 0; i < na && *out > -INFINITY; i++) {
+		struct prop *p = g->o.proposal == ENG_PROP_UNIFORM ? NULL :
+		    prop_get(g, pk[i].h ^ 0x9e3779b97f4a7c15ULL, 1);
+		if (!p)
+			continue;
+		p->visits++;
+		p->lw = log_add(p->lw, *out);
+		if (pk[i].k)
+			p->lwk = log_add(p->lwk, *out);
+	}
+done:
+	free(pk);
+	return rc;
+fail:
+	free(m.v);
+	free(pk);
+	th_free(t);
+	return rc;
+}
+
 /* The binomial node while sampling: one k drawn from the proposal, and
  * C(n,k) Z(k) / Q(k).  Takes t and frees ix before going down, so that a
  * path through many nodes holds one theory. */
@@ -1711,7 +1841,7 @@ binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
 	struct prop *p;
 
 	g->st.binomials++;
-	k = prop_draw(g, n, &p, &lq);
+	k = prop_draw(g, g->cur_h, n, &p, &lq);
 	if (b < 0) {
 		memcpy(kt, o->key, o->len * sizeof *kt);
 		as.n = 1;
@@ -1850,10 +1980,13 @@ ground_one(struct eng *g, struct th *t, struct index *ix, int cls,
 }
 
 static int
-limits(struct eng *g)
+limits(struct eng *g, const struct th *t)
 {
 	g->st.nodes++;
-	if (g->trying && g->st.nodes > g->try_limit) {
+	/* an exact attempt pays for the size of the theories it visits: a
+	 * node of n clauses costs 1 + n / 64 of the budget */
+	g->try_work += 1 + (int64_t)t->c.n / 64;
+	if (g->trying && g->try_work > g->try_limit) {
 		g->try_failed = 1;
 		return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
 	}
@@ -1877,9 +2010,9 @@ solve(struct eng *g, struct th *t, double *out)
 	struct index ix;
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
-	int rc, cls, hard = 0, sampling = g->rng && !g->trying;
+	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch = 0;
 
-	if ((rc = limits(g))) {
+	if ((rc = limits(g, t))) {
 		th_free(t);
 		return rc;
 	}
@@ -1934,7 +2067,7 @@ solve(struct eng *g, struct th *t, double *out)
 		g->st.exact_tries++;
 		g->trying = 1;
 		g->try_failed = 0;
-		g->try_limit = g->st.nodes + g->o.exact_budget;
+		g->try_limit = g->try_work + g->o.exact_budget;
 		rc = solve(g, c, &z);
 		g->trying = 0;
 		if (!rc) {
@@ -1958,12 +2091,25 @@ solve(struct eng *g, struct th *t, double *out)
 		goto store;
 	cls = pick_class(g, t, &ix);
 	if (sampling) {
+		/* many ground atoms: first, all at once (batch_sample); a
+		 * few: one by one, each proposal knowing the earlier draws */
+		int na = 0, first = -1;
+		for (int c = 0; c < ix.ncls; c++)
+			if (ix.slots[c] == 0 && na++ == 0)
+				first = c;
+		batch = na >= BATCH_MIN;
+		if (batch)
+			cls = first;
+	}
+	if (sampling) {
 		/* one branch: nothing of this node is needed below it */
 		free(key.v);
 		key.v = NULL;
 	}
 	if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);
+	else if (batch)
+		rc = batch_sample(g, t, &ix, out);
 	else if (sampling)
 		rc = binomial_sample(g, t, &ix, cls, out);
 	else {

@@ -53,8 +53,10 @@ struct eng_opts {
 	int no_cache;
 	/* sampling: */
 	int proposal;          /* enum eng_proposal */
-	int64_t exact_budget;  /* nodes of exact search tried on a subtheory
-	                          before sampling it; 0: sample every branch */
+	int64_t exact_budget;  /* work of exact search tried on a subtheory
+	                          before sampling it, in nodes, a node of n
+	                          clauses counting 1 + n / 64; 0: sample
+	                          every branch */
 };
 
 struct eng_stats {
