@@ -73,6 +73,7 @@ struct sqlift_infer_opts {
 	                            before sampling it; 0: the default (1000),
 	                            -1: none, sample every branch */
 	int progress;            /* a progress bar on stderr */
+	const char *marginals;   /* auto (NULL), path, pairs */
 };
 
 /* Runs inference in one transaction and records the run; *run_id gets

@@ -39,6 +39,7 @@ run(int argc, char **argv)
 		{ "threads", required_argument, NULL, 'j' },
 		{ "proposal", required_argument, NULL, 'p' },
 		{ "exact-budget", required_argument, NULL, 'B' },
+		{ "marginals", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct sqlift_infer_opts o = { 0 };
@@ -85,6 +86,7 @@ run(int argc, char **argv)
 			o.threads = (int)count_arg(optarg);
 			break;
 		case 'p': o.proposal = optarg; break;
+		case 'M': o.marginals = optarg; break;
 		case 'B':
 			if ((o.exact_budget = count_arg(optarg)) < 0)
 				return cli_usage(&cmd_infer, "--exact-budget '%s' is not a "
@@ -126,7 +128,7 @@ const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
 	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
 	"       [--max-seconds S] [--samples N] [--threads T] [--proposal P]\n"
-	"       [--exact-budget N] [--seed N] [-r FILE] [-v]",
+	"       [--exact-budget N] [--marginals M] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"
 	"marginals view.  Prints the run's id.\n\n"
@@ -151,6 +153,10 @@ const struct cli_cmd cmd_infer = {
 	"      --exact-budget N lis: solve a part exactly when the exact\n"
 	"                      search needs at most N nodes (default 1000;\n"
 	"                      0: sample every branch)\n"
+	"      --marginals M   lis: pairs (sample Z with the atom true and\n"
+	"                      false), path (ground atoms: from Z's samples)\n"
+	"                      or auto (default: path where the atom's part\n"
+	"                      of the theory is large)\n"
 	"  -q, --query LIST    query predicates or atoms, comma-separated\n"
 	"  -f, --query-file F  Alchemy query file, one atom per line\n"
 	"      --ow LIST       predicates to treat as open-world\n"

@@ -197,6 +197,8 @@ params_text(struct buf *b, const struct sqlift_infer_opts *o)
 		buf_printf(b, " threads=%d", o->threads);
 	if (o->proposal)
 		buf_printf(b, " proposal=%s", o->proposal);
+	if (o->marginals)
+		buf_printf(b, " marginals=%s", o->marginals);
 	if (o->exact_budget)
 		buf_printf(b, " exact_budget=%lld", (long long)(o->exact_budget < 0 ?
 		    0 : o->exact_budget));
@@ -554,6 +556,11 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.seed = o->seed;
 	lo.threads = o->threads > 0 ? o->threads : 1;
 	lo.progress = o->progress;
+	lo.marginals = o->marginals ? lis_marginals_parse(o->marginals) :
+	    LIS_AUTO;
+	if (lo.marginals < 0)
+		return err_set(e, SQLIFT_EUSAGE, "unknown marginals '%s' "
+		    "(available: auto, path, pairs)", o->marginals);
 	if (lo.eo.order < 0)
 		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
 		    "min-table, population, rel-min-fill, min-fill)", o->order);

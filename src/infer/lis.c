@@ -99,6 +99,12 @@ lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
 	acc_result(&a, log_z, stderr_lz, ess);
 }
 
+/* Path marginals: sums of w v, w^2 v^2, w^2 v (and for Z: w, w^2, in
+ * s1/s2) with w = exp(lw - m), m the stream's largest log weight. */
+struct pacc {
+	double s1, s2, s3;
+};
+
 /* What a target is in a stream. */
 enum { TG_NEW, TG_LIVE, TG_EXACT, TG_NONE };
 
@@ -113,6 +119,10 @@ struct stream {
 	double *known;         /* per group: marginal without search, or -1 */
 	double *zw;            /* per round: Z's log weight */
 	struct acc *acc;       /* per target */
+	int *slot;             /* per group: eng_track slot, or -1 (pairs) */
+	struct pacc *pa;       /* per group (path) */
+	struct pacc pz;        /* Z's weights, in the same scale as pa */
+	double pm;             /* that scale */
 	int64_t n;
 	struct eng_stats st;
 	struct err e;
@@ -120,6 +130,50 @@ struct stream {
 	atomic_llong *done;
 	atomic_int *stop;
 };
+
+int
+lis_marginals_parse(const char *s)
+{
+	static const char *names[] = { "auto", "path", "pairs" };
+
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+/* Adds one round: Z's log weight lw and the tracked expectations v. */
+static void
+path_add(struct stream *s, double *m, double lw, const double *v)
+{
+	double w;
+
+	if (lw == -INFINITY)
+		return;
+	if (s->pz.s1 == 0 || lw > *m) {
+		double f = s->pz.s1 == 0 ? 0 : exp(*m - lw);
+		s->pz.s1 *= f;
+		s->pz.s2 *= f * f;
+		for (size_t k = 0; k < s->ngr; k++) {
+			s->pa[k].s1 *= f;
+			s->pa[k].s2 *= f * f;
+			s->pa[k].s3 *= f * f;
+		}
+		*m = lw;
+	}
+	w = exp(lw - *m);
+	s->pz.s1 += w;
+	s->pz.s2 += w * w;
+	for (size_t k = 0; k < s->ngr; k++)
+		if (s->slot[k] >= 0) {
+			s->pa[k].s1 += w * v[k];
+			s->pa[k].s2 += w * w * v[k] * v[k];
+			s->pa[k].s3 += w * w * v[k];
+		}
+}
+
+/* The clauses the targets of a stream may hold (about 100 bytes each). */
+#define MAX_HELD 4000000
 
 /* A stream stops after this many rounds whatever --max-seconds says. */
 #define MAX_ROUNDS ((int64_t)1 << 24)
@@ -186,8 +240,9 @@ stream_run(void *arg)
 	unsigned char *state = xcalloc(s->ntg + 1, 1);
 	double *row = xmalloc((s->ntg + 1) * sizeof *row);
 	struct eng_rng r;
-	size_t cap = 0;
+	size_t cap = 0, held = 0, npath = 0;
 	int rc = 0, late = 0, exact_all = 0;
+	double *tv = NULL, pm = 0;
 
 	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
 	if (!tg || !state || !row ||
@@ -197,7 +252,35 @@ stream_run(void *arg)
 	}
 	for (size_t i = 0; i <= s->ngr; i++)
 		s->known[i] = -1;
+	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
+	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
+	    !(tv = xcalloc(s->ngr + 1, sizeof *tv))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
 	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)))
+		goto done;
+	/* groups known at once, and groups estimated from Z's samples */
+	for (size_t k = 0; k < s->ngr && !rc; k++) {
+		const struct lis_group *q = &s->gr[k];
+		size_t size;
+		int kn = eng_known(g, q->pred, q->block, q->eq, &size,
+		    &s->known[1 + k]);
+		s->slot[k] = -1;
+		if (kn < 0)
+			rc = err_oom(&s->e);
+		else if (kn > 0)
+			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
+		else if (s->o->marginals == LIS_PATH ||
+		    (s->o->marginals == LIS_AUTO && size > LIS_PATH_MIN)) {
+			rc = eng_track(g, q->pred, q->block, q->eq, &s->slot[k], &s->e);
+			if (!rc && s->slot[k] >= 0) {
+				state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
+				npath++;
+			}
+		}
+	}
+	if (rc)
 		goto done;
 	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
 	    !exact_all) {
@@ -217,8 +300,20 @@ stream_run(void *arg)
 		exact_all = 1;
 		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
 			struct eng_stats a, b;
-			if (state[i] == TG_NEW && (rc = target_make(s, g, i, tg, state)))
-				break;
+			if (state[i] == TG_NEW) {
+				if ((rc = target_make(s, g, i, tg, state)))
+					break;
+				held += eng_target_size(tg[i]);
+				if (held > MAX_HELD) {
+					rc = err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
+					    "of %zu query groups would hold more than %d "
+					    "clauses (each group samples the part of the "
+					    "theory that holds it, here %zu clauses): query "
+					    "fewer atoms", s->ngr, MAX_HELD,
+					    eng_target_size(tg[i]));
+					break;
+				}
+			}
 			if (state[i] != TG_LIVE)
 				continue;
 			eng_get_stats(g, &a);
@@ -231,9 +326,16 @@ stream_run(void *arg)
 				break;
 			}
 			eng_get_stats(g, &b);
+			if (i == 0 && npath) {
+				const double *v = eng_tracked(g);
+				for (size_t k = 0; k < s->ngr; k++)
+					if (s->slot[k] >= 0)
+						tv[k] = v[s->slot[k]];
+			}
 			if (s->n == 0 && a.draws == b.draws) {
 				/* nothing drawn: exact, the same in every round */
 				state[i] = TG_EXACT;
+				held -= eng_target_size(tg[i]);
 				eng_target_free(tg[i]);
 				tg[i] = NULL;
 			} else
@@ -248,6 +350,8 @@ stream_run(void *arg)
 			if (state[i] == TG_LIVE || state[i] == TG_EXACT)
 				acc_add(&s->acc[i], row[i]);  /* exact: round 0's */
 		s->zw[s->n] = row[0];
+		if (npath)
+			path_add(s, &pm, row[0], tv);
 		s->n++;
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
@@ -263,6 +367,8 @@ done:
 	free(tg);
 	free(state);
 	free(row);
+	free(tv);
+	s->pm = pm;
 	eng_free(g);
 	s->rc = rc;
 	return NULL;
@@ -308,6 +414,38 @@ stats_add(struct eng_stats *a, const struct eng_stats *b)
 	a->draws += b->draws;
 	a->exact_tries += b->exact_tries;
 	a->exact_fails += b->exact_fails;
+}
+
+/* Group k's path estimate over all streams: the weighted mean of its
+ * expectations, and the ratio estimator's standard error. */
+static void
+path_result(const struct stream *s, int nt, size_t k, double *p,
+    double *se)
+{
+	double m = -INFINITY, w = 0, w2 = 0, a = 0, b = 0, c = 0, v;
+
+	for (int i = 0; i < nt; i++)
+		if (s[i].pz.s1 > 0 && s[i].pm > m)
+			m = s[i].pm;
+	for (int i = 0; i < nt; i++) {
+		double f;
+		if (s[i].pz.s1 == 0)
+			continue;
+		f = exp(s[i].pm - m);
+		w += s[i].pz.s1 * f;
+		w2 += s[i].pz.s2 * f * f;
+		a += s[i].pa[k].s1 * f;
+		b += s[i].pa[k].s2 * f * f;
+		c += s[i].pa[k].s3 * f * f;
+	}
+	if (w == 0) {
+		*p = 0.5;
+		*se = NAN;
+		return;
+	}
+	*p = a / w;
+	v = (b - 2 * *p * c + *p * *p * w2) / (w * w);
+	*se = sqrt(v > 0 ? v : 0);
 }
 
 int
@@ -404,6 +542,12 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 			gr[i].stderr_p = 0;
 			continue;
 		}
+		if (s[0].slot[i] >= 0) {
+			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
+			if (!res->st.draws)
+				gr[i].stderr_p = 0;
+			continue;
+		}
 		for (int j = 0; j < nt; j++) {
 			acc_merge(&a, &s[j].acc[1 + 2 * i]);
 			acc_merge(&b, &s[j].acc[2 + 2 * i]);
@@ -429,6 +573,8 @@ done:
 		free(s[i].known);
 		free(s[i].zw);
 		free(s[i].acc);
+		free(s[i].slot);
+		free(s[i].pa);
 	}
 	free(all);
 	free(s);

@@ -15,7 +15,19 @@ struct lis_opts {
 	int threads;           /* streams; the same seed and threads give
 	                          the same numbers (with samples, not time) */
 	int progress;          /* a progress bar on stderr */
+	int marginals;         /* enum lis_marginals */
 };
+
+/* How a group's marginal is estimated. */
+enum lis_marginals {
+	LIS_AUTO,              /* path for ground atoms in a part of more than
+	                          LIS_PATH_MIN clauses, else pairs */
+	LIS_PATH,              /* ground atoms from the samples of Z */
+	LIS_PAIRS              /* Z(atom) and Z(not atom), sampled apart */
+};
+#define LIS_PATH_MIN 2000
+/* "auto", "path", "pairs"; -1 if unknown */
+int lis_marginals_parse(const char *s);
 
 /* One group of interchangeable query atoms (eng_marginal's arguments). */
 struct lis_group {
@@ -38,9 +50,12 @@ struct lis_result {
 };
 
 /* Samples theory t.  log Z's standard error is the delta method's,
- * se(Z^) / Z^; a marginal is Z^(atom) / (Z^(atom) + Z^(not atom)), two
- * estimates from the same number of samples, with the delta method's
- * error.  Z = 0 in every sample is SQLIFT_EZERO. */
+ * se(Z^) / Z^.  A marginal is, by pairs, Z^(atom) / (Z^(atom) + Z^(not
+ * atom)) on the part that holds the atom, two estimates from the same
+ * number of samples, with the delta method's error; by path, the
+ * weighted mean over Z's samples of the atom's expectation given each
+ * sample's path (eng_track), with the ratio estimator's error.  Z = 0 in
+ * every sample is SQLIFT_EZERO. */
 int lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res,
     struct err *e) WUR;

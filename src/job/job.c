@@ -141,6 +141,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return set_str(c, &j->constraints, xstrdup(value));
 		if (!strcmp(name, "proposal"))
 			return set_str(c, &j->proposal, xstrdup(value));
+		if (!strcmp(name, "marginals"))
+			return set_str(c, &j->marginals, xstrdup(value));
 		if (!strcmp(name, "max_nodes"))
 			return int_key(c, name, value, 1, INT64_MAX, &j->max_nodes);
 		if (!strcmp(name, "samples"))
@@ -205,6 +207,7 @@ job_free(struct job *j)
 	free(j->order);
 	free(j->constraints);
 	free(j->proposal);
+	free(j->marginals);
 	free(j->result);
 	memset(j, 0, sizeof *j);
 	j->exact_budget = -1;

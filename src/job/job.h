@@ -19,7 +19,7 @@ struct job {
 	int64_t max_nodes;
 	double max_seconds;
 	int64_t samples, threads, exact_budget;   /* lis; exact_budget -1: unset */
-	char *proposal;
+	char *proposal, *marginals;
 };
 
 /* Reads path into j; relative paths are taken from the job file's folder.

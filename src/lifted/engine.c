@@ -68,6 +68,19 @@ struct centry {
 	double val;
 };
 
+/* Many classes of one ground atom each assigned at once (batch_sample):
+ * key -> truth, by open addressing. */
+struct aent {
+	uint64_t h;
+	const int *key;        /* NULL: empty */
+	size_t len;
+	int truth;
+};
+struct amap {
+	struct aent *v;
+	size_t cap;
+};
+
 struct eng {
 	const struct ct_theory *ct;
 	struct eng_opts o;
@@ -98,21 +111,16 @@ struct eng {
 	int64_t try_limit, try_work;
 	uint64_t cur_h;        /* key hash of the node being expanded */
 	const struct amap *amap;   /* extra assignment of the simplification */
+	/* ground atoms whose expectation each sample records (eng_track) */
+	struct amap trk;       /* key -> slot (in truth) */
+	int *trk_keys;         /* the keys, 2 * 64 + 1 ints per slot */
+	struct ibuf *reps;     /* per block of the theory: the blocks of its
+	                          constants that stand for classes */
+	int nreps;
+	double *trk_v;
+	int ntrk;
 	struct prop *props;
 	size_t nprops, capprops, prop_cells;
-};
-
-/* Many classes of one ground atom each assigned at once (batch_sample):
- * key -> truth, by open addressing. */
-struct aent {
-	uint64_t h;
-	const int *key;        /* NULL: empty */
-	size_t len;
-	int truth;
-};
-struct amap {
-	struct aent *v;
-	size_t cap;
 };
 
 /* The proposal of one sampled binomial node (key hash and n): what each
@@ -710,6 +718,17 @@ amap_eval(const struct amap *m, const int *key, size_t len)
 	}
 }
 
+/* While sampling: a tracked ground atom's expectation on this path. */
+static void
+track_set(struct eng *g, const int *key, size_t len, double v)
+{
+	int slot;
+
+	if (g->ntrk && g->rng && !g->trying &&
+	    (slot = amap_eval(&g->trk, key, len)) >= 0)
+		g->trk_v[slot] = v;
+}
+
 static int
 simplify_pass(struct eng *g, struct th *t, const struct asg *as,
     const struct units *u, double *konst)
@@ -862,6 +881,7 @@ simplify_keep(struct eng *g, struct th *t, const struct asg *as,
 			u.v[u.n + 1] = !c->lit[0].neg;
 			memcpy(u.v + u.n + 2, key, kl * sizeof *key);
 			u.n += 2 + kl;
+			track_set(g, key, kl, !c->lit[0].neg);
 			*assigned += lit_atoms(g, c, &c->lit[0], t->size);
 			added = 1;
 		}
@@ -1778,6 +1798,7 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 		m.v[i].key = o->key;
 		m.v[i].len = o->len;
 		m.v[i].truth = pk[na].k;
+		track_set(g, o->key, o->len, pk[na].k);
 		na++;
 	}
 	g->st.binomials++;
@@ -1846,6 +1867,7 @@ binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
 		memcpy(kt, o->key, o->len * sizeof *kt);
 		as.n = 1;
 		as.truth[0] = (int)k;
+		track_set(g, o->key, o->len, (double)k);
 	} else {
 		if ((nb = th_add_block(t, 0, t->type[b])) < 0 ||
 		    split_clauses(t, b, nb) < 0) {
@@ -1979,6 +2001,45 @@ ground_one(struct eng *g, struct th *t, struct index *ix, int cls,
 	return solve_child(g, t, NULL, expected, out);
 }
 
+/* While sampling, part t (index ix) is solved exactly rather than drawn:
+ * each tracked atom in it gets its exact marginal within t, Z_t(atom) /
+ * (Z_t(atom) + Z_t(not atom)), by two exact (cached) searches. */
+static int
+track_part(struct eng *g, const struct th *t, const struct index *ix)
+{
+	int rc = 0;
+
+	if (!g->ntrk)
+		return 0;
+	for (int c = 0; c < ix->ncls && !rc; c++) {
+		const struct occ *o = &ix->occ[ix->first[c]];
+		int slot, kt[130], trying = g->trying;
+		int64_t limit = g->try_limit;
+		struct asg as = { 1, { kt }, { o->len }, { 1 } };
+		double z[2];
+		if (ix->slots[c] != 0 ||
+		    (slot = amap_eval(&g->trk, o->key, o->len)) < 0)
+			continue;
+		memcpy(kt, o->key, o->len * sizeof *kt);
+		g->trying = 1;
+		g->try_limit = INT64_MAX;
+		for (int v = 0; v < 2 && !rc; v++) {
+			struct th *d = th_copy(t);
+			as.truth[0] = !v;
+			if (!d)
+				rc = err_oom(g->e);
+			else
+				rc = solve_child(g, d, &as, ix->total - ix->atoms[c], &z[v]);
+		}
+		g->trying = trying;
+		g->try_limit = limit;
+		if (!rc)
+			g->trk_v[slot] = z[0] == -INFINITY ? 0 :
+			    1 / (1 + exp(z[1] - z[0]));
+	}
+	return rc;
+}
+
 static int
 limits(struct eng *g, const struct th *t)
 {
@@ -2042,6 +2103,8 @@ solve(struct eng *g, struct th *t, double *out)
 				g->st.cache_hits++;
 				plan_line(g, "cache hit");
 				*out = c->val;
+				if (sampling)
+					rc = track_part(g, t, &ix);
 				th_free(t);
 				goto done;
 			}
@@ -2072,6 +2135,7 @@ solve(struct eng *g, struct th *t, double *out)
 		g->trying = 0;
 		if (!rc) {
 			*out = z;
+			rc = track_part(g, t, &ix);
 			th_free(t);
 			goto done;
 		}
@@ -2278,6 +2342,12 @@ eng_free(struct eng *g)
 	for (size_t i = 0; i < g->capcache; i++)
 		free(g->cache[i].key);
 	free(g->cache);
+	for (int i = 0; g->reps && i < g->nreps; i++)
+		free(g->reps[i].v);
+	free(g->reps);
+	free(g->trk.v);
+	free(g->trk_keys);
+	free(g->trk_v);
 	if (g->top_ix)
 		index_free(g->top_ix);
 	free(g->top_ix);
@@ -2351,19 +2421,22 @@ keep_component(struct th *t, const struct index *ix, int qc)
 }
 
 /* A copy of the component of the top theory that holds class key (NULL
- * when no clause has it). */
+ * when no clause has it); out NULL: only *n, its number of clauses. */
 static int
-top_component(struct eng *g, const int *key, size_t len, struct th **out)
+top_component(struct eng *g, const int *key, size_t len, struct th **out,
+    size_t *n)
 {
 	struct index *ix = g->top_ix;
 	struct th *t;
 	int r = -1;
 
-	*out = NULL;
+	if (out)
+		*out = NULL;
+	*n = 0;
 	if (!ix) {
-		int n = (int)g->top->c.n, *uf;
+		int nc = (int)g->top->c.n, *uf;
 		if (!(ix = xcalloc(1, sizeof *ix)) ||
-		    !(uf = xmalloc(((size_t)n + 1) * sizeof *uf))) {
+		    !(uf = xmalloc(((size_t)nc + 1) * sizeof *uf))) {
 			free(ix);
 			return -1;
 		}
@@ -2372,7 +2445,7 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out)
 			free(uf);
 			return -1;
 		}
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < nc; i++)
 			uf[i] = i;
 		for (int i = 1; i < ix->nocc; i++)
 			if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
@@ -2381,7 +2454,7 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out)
 				if (a != b)
 					uf[a] = b;
 			}
-		for (int i = 0; i < n; i++)
+		for (int i = 0; i < nc; i++)
 			uf[i] = find_root(uf, i);
 		g->top_ix = ix;
 		g->top_root = uf;
@@ -2405,6 +2478,11 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out)
 	}
 	if (r < 0)
 		return 0;
+	if (!out) {
+		for (size_t i = 0; i < g->top->c.n; i++)
+			*n += g->top_root[i] == r;
+		return 0;
+	}
 	if (!(t = th_empty_like(g->top)))
 		return -1;
 	for (size_t i = 0; i < g->top->c.n; i++) {
@@ -2438,6 +2516,7 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 	struct index ix;
 	int found = 0;
 	double k, assigned, atoms;
+	size_t atoms_n;
 
 	as.truth[0] = truth;
 	*out = NULL;
@@ -2452,7 +2531,7 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 		*known = rc;
 		return 0;
 	}
-	if ((rc = top_component(g, key, len, &t)) < 0)
+	if ((rc = top_component(g, key, len, &t, &atoms_n)) < 0)
 		return err_oom(g->e);
 	if (!t) {
 		/* in no clause: a free atom */
@@ -2586,6 +2665,157 @@ eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
 	return 0;
 }
 
+int
+eng_track(struct eng *g, int pred, const int *block, const int *eq,
+    int *slot, struct err *e)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+	size_t len = 1 + 2 * (size_t)p->arity, i;
+	int *key;
+
+	int nb[64], split = 0;
+
+	*slot = -1;
+	/* A class of several atoms: one atom stands for it, its constants
+	 * split off in the theory as blocks of their own (which leaves Z as
+	 * it is).  The j-th distinct argument in block b takes b's j-th
+	 * representative, shared by all classes: a new one is split off when
+	 * b has none left, b itself when it is down to one constant. */
+	if (!g->reps) {
+		g->nreps = g->top->nb;
+		if (!(g->reps = xcalloc((size_t)g->nreps + 1, sizeof *g->reps)))
+			return err_oom(e);
+	}
+	for (int a = 0; a < p->arity; a++) {
+		int b = g->boff[p->types[a]] + block[a], j = 0;
+		struct ibuf *r = &g->reps[b];
+		if (eq[a] != a) {
+			nb[a] = nb[eq[a]];
+			continue;
+		}
+		for (int u = 0; u < a; u++)
+			j += eq[u] == u && g->boff[p->types[u]] + block[u] == b;
+		if ((size_t)j >= r->n) {
+			int oom = 0, x = b;
+			if (g->top->size[b] > 1) {
+				if ((x = th_add_block(g->top, 1, g->top->type[b])) < 0 ||
+				    split_clauses(g->top, b, x) < 0)
+					return err_oom(e);
+				g->top->size[b]--;
+				split = 1;
+			}
+			ib_add(r, x, &oom);
+			if (oom)
+				return err_oom(e);
+		}
+		nb[a] = r->v[j];
+	}
+	if (split) {
+		if (normalise(g, g->top) < 0)
+			return err_oom(e);
+		if (g->top_ix) {
+			index_free(g->top_ix);
+			free(g->top_ix);
+			free(g->top_root);
+			g->top_ix = NULL;
+			g->top_root = NULL;
+		}
+	}
+	if (g->trk.cap < 2 * ((size_t)g->ntrk + 1)) {
+		/* grow: rehash from the key list */
+		size_t cap = g->trk.cap ? 2 * g->trk.cap : 64;
+		struct aent *v = xcalloc(cap, sizeof *v);
+		int *keys = xrealloc(g->trk_keys, cap / 2 * 129 * sizeof *keys);
+		double *tv = xrealloc(g->trk_v, cap / 2 * sizeof *tv);
+		if (keys)
+			g->trk_keys = keys;
+		if (tv)
+			g->trk_v = tv;
+		if (!v || !keys || !tv) {
+			free(v);
+			return err_oom(e);
+		}
+		free(g->trk.v);
+		g->trk.v = v;
+		g->trk.cap = cap;
+		for (int k = 0; k < g->ntrk; k++) {
+			const int *kk = g->trk_keys + (size_t)k * 129;
+			size_t kl = 1 + 2 * (size_t)g->ct->m->preds.v[kk[0]].arity;
+			uint64_t h = fnv1a(FNV_INIT, kk, kl * sizeof *kk);
+			for (i = h & (cap - 1); v[i].key; i = (i + 1) & (cap - 1))
+				;
+			v[i].h = h;
+			v[i].key = kk;
+			v[i].len = kl;
+			v[i].truth = k;
+		}
+	}
+	key = g->trk_keys + (size_t)g->ntrk * 129;
+	key[0] = pred;
+	for (int a = 0; a < p->arity; a++) {
+		key[1 + 2 * a] = nb[a];
+		key[2 + 2 * a] = eq[a];
+	}
+	if ((*slot = amap_eval(&g->trk, key, len)) >= 0)
+		return 0;
+	{
+		uint64_t h = fnv1a(FNV_INIT, key, len * sizeof *key);
+		for (i = h & (g->trk.cap - 1); g->trk.v[i].key;
+		    i = (i + 1) & (g->trk.cap - 1))
+			;
+		g->trk.v[i].h = h;
+		g->trk.v[i].key = key;
+		g->trk.v[i].len = len;
+		g->trk.v[i].truth = g->ntrk;
+	}
+	*slot = g->ntrk++;
+	return 0;
+}
+
+const double *
+eng_tracked(const struct eng *g)
+{
+	return g->trk_v;
+}
+
+int
+eng_known(struct eng *g, int pred, const int *block, const int *eq,
+    size_t *size, double *prob)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+	int key[130], rc;
+	size_t len = 1 + 2 * (size_t)p->arity;
+
+	key[0] = pred;
+	for (int i = 0; i < p->arity; i++) {
+		key[1 + 2 * i] = g->boff[p->types[i]] + block[i];
+		key[2 + 2 * i] = eq[i];
+	}
+	*size = 0;
+	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
+		*prob = rc;
+		return 1;
+	}
+	if (top_component(g, key, len, NULL, size) < 0)
+		return -1;
+	/* a ground atom in no clause is free; a class of several atoms
+	 * may have one split off by cond_theory: not known here */
+	for (int a = 0; a < p->arity && *size == 0; a++)
+		if (g->top->size[key[1 + 2 * a]] != 1)
+			return 0;
+	if (*size == 0) {
+		*prob = 0.5;
+		return 1;
+	}
+	return 0;
+}
+
+size_t
+eng_target_size(const struct eng_target *tg)
+{
+	return tg && tg->t ? tg->t->c.n : 0;
+}
+
 void
 eng_target_free(struct eng_target *tg)
 {
@@ -2610,6 +2840,8 @@ eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
 	}
 	if (!(t = th_copy(tg->t)))
 		return err_oom(e);
+	for (int i = 0; i < g->ntrk; i++)
+		g->trk_v[i] = 0.5;     /* left free unless the path says more */
 	g->rng = r;
 	rc = solve(g, t, &z);
 	g->rng = NULL;

@@ -124,6 +124,25 @@ struct eng_target;
 int eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
     int truth, struct eng_target **out, double *known, struct err *e) WUR;
 void eng_target_free(struct eng_target *tg);
+/* Marginals from the samples of Z itself: eng_track registers one atom of
+ * the class and gives its slot (a class of several atoms has one
+ * constant of each block split off in the theory first: call it before
+ * making the targets); after each eng_sample,
+ * eng_tracked()[slot] is its expectation given the sample's path: 0 or 1
+ * where it was drawn or fixed by a hard unit, its exact conditional
+ * marginal where a part holding it was solved exactly, 1/2 where it was
+ * left in no clause.  The weighted mean over samples is a consistent
+ * (self-normalised) estimate of its marginal. */
+int eng_track(struct eng *g, int pred, const int *block, const int *eq,
+    int *slot, struct err *e) WUR;
+const double *eng_tracked(const struct eng *g);
+/* 1 when the atom's marginal is known without search (*prob: fixed by a
+ * hard unit, or a ground atom in no clause), 0 if not, -1 out of memory;
+ * *size: clauses of the part of the theory that holds its class. */
+int eng_known(struct eng *g, int pred, const int *block, const int *eq,
+    size_t *size, double *prob);
+/* The number of clauses a target holds (what it costs to keep). */
+size_t eng_target_size(const struct eng_target *tg);
 /* One sample: *log_w = log of an unbiased estimate of the target's Z
  * (-inf: this sample found a contradiction). */
 int eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
