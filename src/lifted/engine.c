@@ -119,6 +119,9 @@ struct eng {
 	int nreps;
 	double *trk_v;
 	int ntrk;
+	int *trk_log;          /* slots set since the log was emptied */
+	size_t ntrk_log, captrk_log;
+	int trk_log_oom;
 	struct prop *props;
 	size_t nprops, capprops, prop_cells;
 };
@@ -718,6 +721,17 @@ amap_eval(const struct amap *m, const int *key, size_t len)
 	}
 }
 
+static void
+trk_put(struct eng *g, int slot, double v)
+{
+	g->trk_v[slot] = v;
+	if (vec_grow_((void **)&g->trk_log, &g->captrk_log, g->ntrk_log + 1,
+	    sizeof *g->trk_log))
+		g->trk_log_oom = 1;
+	else
+		g->trk_log[g->ntrk_log++] = slot;
+}
+
 /* While sampling: a tracked ground atom's expectation on this path. */
 static void
 track_set(struct eng *g, const int *key, size_t len, double v)
@@ -726,7 +740,7 @@ track_set(struct eng *g, const int *key, size_t len, double v)
 
 	if (g->ntrk && g->rng && !g->trying &&
 	    (slot = amap_eval(&g->trk, key, len)) >= 0)
-		g->trk_v[slot] = v;
+		trk_put(g, slot, v);
 }
 
 static int
@@ -2034,8 +2048,8 @@ track_part(struct eng *g, const struct th *t, const struct index *ix)
 		g->trying = trying;
 		g->try_limit = limit;
 		if (!rc)
-			g->trk_v[slot] = z[0] == -INFINITY ? 0 :
-			    1 / (1 + exp(z[1] - z[0]));
+			trk_put(g, slot, z[0] == -INFINITY ? 0 :
+			    1 / (1 + exp(z[1] - z[0])));
 	}
 	return rc;
 }
@@ -2345,6 +2359,7 @@ eng_free(struct eng *g)
 	for (int i = 0; g->reps && i < g->nreps; i++)
 		free(g->reps[i].v);
 	free(g->reps);
+	free(g->trk_log);
 	free(g->trk.v);
 	free(g->trk_keys);
 	free(g->trk_v);
@@ -2633,10 +2648,83 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 	return 0;
 }
 
-struct eng_target {
+/* A target is kept as its independent parts: a part that drew nothing
+ * in a sample is exact, and later samples reuse its value (and the
+ * expectations it gave tracked atoms) without searching it again. */
+struct tpart {
 	struct th *t;
-	double konst;
+	int exact;
+	double val;
+	int *slots;            /* tracked atoms it set, and to what */
+	double *vals;
+	size_t nslots;
 };
+
+struct eng_target {
+	struct th *t;          /* NULL once split into parts */
+	double konst;
+	struct tpart *part;
+	size_t nparts, size;
+};
+
+/* Splits tg->t into its components (clauses linked by shared classes). */
+static int
+target_split(struct eng *g, struct eng_target *tg)
+{
+	struct th *t = tg->t;
+	struct index ix;
+	int n = (int)t->c.n, *uf = NULL, *comp = NULL, nc = 0;
+
+	tg->size = t->c.n;
+	if (index_build(g, t, &ix) < 0)
+		return -1;
+	if (!(uf = xmalloc(((size_t)n + 1) * sizeof *uf)) ||
+	    !(comp = xmalloc(((size_t)n + 1) * sizeof *comp)))
+		goto oom;
+	for (int i = 0; i < n; i++) {
+		uf[i] = i;
+		comp[i] = -1;
+	}
+	for (int i = 1; i < ix.nocc; i++)
+		if (occ_cmp(&ix.occ[i], &ix.occ[i - 1]) == 0) {
+			int a = find_root(uf, ix.occ[i].cl);
+			int b = find_root(uf, ix.occ[i - 1].cl);
+			if (a != b)
+				uf[a] = b;
+		}
+	for (int i = 0; i < n; i++) {
+		int r = find_root(uf, i);
+		if (comp[r] < 0)
+			comp[r] = nc++;
+	}
+	if (!(tg->part = xcalloc((size_t)nc + 1, sizeof *tg->part)))
+		goto oom;
+	tg->nparts = (size_t)nc;
+	for (int k = 0; k < nc; k++)
+		if (!(tg->part[k].t = th_empty_like(t)))
+			goto oom;
+	for (int i = 0; i < n; i++) {
+		if (th_push(tg->part[comp[find_root(uf, i)]].t, t->c.v[i]) < 0) {
+			for (int j = i + 1; j < n; j++)
+				free(t->c.v[j]);
+			t->c.n = 0;
+			goto oom;
+		}
+		t->c.v[i] = NULL;
+	}
+	t->c.n = 0;
+	th_free(t);
+	tg->t = NULL;
+	index_free(&ix);
+	free(uf);
+	free(comp);
+	return 0;
+oom:
+	index_free(&ix);
+	free(uf);
+	free(comp);
+	return -1;
+}
 
 int
 eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
@@ -2660,6 +2748,10 @@ eng_target_new(struct eng *g, int pred, const int *block, const int *eq,
 	    &tg->konst, known)) || !tg->t) {
 		free(tg);
 		return rc;
+	}
+	if (target_split(g, tg) < 0) {
+		eng_target_free(tg);
+		return err_oom(e);
 	}
 	*out = tg;
 	return 0;
@@ -2813,7 +2905,7 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 size_t
 eng_target_size(const struct eng_target *tg)
 {
-	return tg && tg->t ? tg->t->c.n : 0;
+	return tg ? tg->size : 0;
 }
 
 void
@@ -2822,33 +2914,67 @@ eng_target_free(struct eng_target *tg)
 	if (!tg)
 		return;
 	th_free(tg->t);
+	for (size_t i = 0; i < tg->nparts; i++) {
+		th_free(tg->part[i].t);
+		free(tg->part[i].slots);
+		free(tg->part[i].vals);
+	}
+	free(tg->part);
 	free(tg);
 }
 
 int
-eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
+eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
     double *log_w, struct err *e)
 {
-	struct th *t;
-	double z;
-	int rc;
+	double sum = tg->konst;
+	int rc = 0;
 
 	g->e = e;
 	if (tg->konst == -INFINITY) {
 		*log_w = -INFINITY;
 		return 0;
 	}
-	if (!(t = th_copy(tg->t)))
-		return err_oom(e);
 	for (int i = 0; i < g->ntrk; i++)
 		g->trk_v[i] = 0.5;     /* left free unless the path says more */
-	g->rng = r;
-	rc = solve(g, t, &z);
-	g->rng = NULL;
-	g->trying = 0;
-	if (rc)
-		return rc;
-	*log_w = tg->konst + z;
+	for (size_t k = 0; k < tg->nparts && sum > -INFINITY; k++) {
+		struct tpart *p = &tg->part[k];
+		int64_t d0 = g->st.draws;
+		struct th *t;
+		double z;
+		if (p->exact) {
+			sum += p->val;
+			for (size_t j = 0; j < p->nslots; j++)
+				g->trk_v[p->slots[j]] = p->vals[j];
+			continue;
+		}
+		if (!(t = th_copy(p->t)))
+			return err_oom(e);
+		g->ntrk_log = 0;
+		g->rng = r;
+		rc = solve(g, t, &z);
+		g->rng = NULL;
+		g->trying = 0;
+		if (rc)
+			return rc;
+		sum += z;
+		if (g->st.draws == d0 && !g->trk_log_oom) {
+			/* nothing drawn: the same in every sample */
+			size_t m = g->ntrk_log;
+			p->slots = xmalloc((m + 1) * sizeof *p->slots);
+			p->vals = xmalloc((m + 1) * sizeof *p->vals);
+			if (!p->slots || !p->vals)
+				return err_oom(e);
+			for (size_t j = 0; j < m; j++) {
+				p->slots[j] = g->trk_log[j];
+				p->vals[j] = g->trk_v[g->trk_log[j]];
+			}
+			p->nslots = m;
+			p->val = z;
+			p->exact = 1;
+		}
+	}
+	*log_w = sum;
 	return 0;
 }
 

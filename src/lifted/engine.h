@@ -145,7 +145,7 @@ int eng_known(struct eng *g, int pred, const int *block, const int *eq,
 size_t eng_target_size(const struct eng_target *tg);
 /* One sample: *log_w = log of an unbiased estimate of the target's Z
  * (-inf: this sample found a contradiction). */
-int eng_sample(struct eng *g, const struct eng_target *tg, struct eng_rng *r,
+int eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
     double *log_w, struct err *e) WUR;
 
 #endif
