@@ -1,0 +1,229 @@
+#!/bin/sh
+# lis.sh: lifted importance sampling (issue 5) against exact inference,
+# the ground sampler (ground-lis) and the Normal constraint form, on
+# IMDB, WebKB, Cora, UW-CSE and synthetic friends-and-smokers.
+#
+#   SQLIFT=path/to/sqlift sh bench/lis.sh [imdb|webkb|cora|uwcse|fs|all]
+#
+# Use the real binary, not libtool's wrapper script (it adds 40 ms):
+# from a build folder, SQLIFT=.libs/sqlift LD_LIBRARY_PATH=.libs.
+#
+# Every run is `sqlift infer DB --seed 1 --max-seconds LIMIT -v ...`
+# under `timeout` and /usr/bin/time; a row gives the median wall time of
+# the whole process over BENCH_REPEAT runs (3; a run slower than SLOW
+# seconds is not repeated: same seed, same numbers), the samples drawn,
+# seconds per 1000 samples (wall * 1000 / samples; "exact" when the
+# sampler found every part within --exact-budget and stopped after one
+# sample), log Z, its error against the exact run (dZ), the sampler's
+# stderr and ESS, the max and mean absolute error of the query
+# marginals against the exact run, and the peak RSS.
+#
+# Knobs (environment): DATA (the shared data folder, default
+# ../shared/data next to the repository, else /work/shared/data),
+# BENCH_REPEAT (3), SLOW (5 s), LIMIT (--max-seconds of every run,
+# 10; each run is killed by timeout LIMIT+20 s), BENCH_QUICK=1 (IMDB fold 1 only, fewer WebKB and
+# friends-and-smokers sizes), WEBKB_PAGES, FS_SIZES.
+set -eu
+
+SQLIFT=${SQLIFT:-./sqlift}
+REPEAT=${BENCH_REPEAT:-3}
+SLOW=${SLOW:-5}
+LIMIT=${LIMIT:-10}
+QUICK=${BENCH_QUICK:-0}
+bench=$(cd "$(dirname "$0")" && pwd)
+if [ -z "${DATA:-}" ]; then
+	DATA=$bench/../../shared/data
+	[ -d "$DATA" ] || DATA=/work/shared/data
+fi
+what=${1:-all}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-lis.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+load() {  # db model evidence...
+	db=$1
+	shift
+	rm -f "$db"
+	"$SQLIFT" load "$db" "$@" >/dev/null
+}
+
+last_run() {  # db
+	sqlite3 "$1" 'SELECT max(run_id) FROM runs'
+}
+
+header() {
+	printf '%-14s %-6s %-22s %7s %6s %8s %15s %9s %7s %7s %7s %7s %6s\n' \
+	    data query method wall_s samples s/1000 "log Z" dZ stderr ESS \
+	    maxerr meanerr RSS_MB
+}
+
+# row data query label db ref [infer options]: runs sqlift infer, prints
+# a row; ref is the run id of the exact run of the same query (or "-").
+# Sets $run to the id of the last run (or "" if it failed).
+row() {
+	rd=$1 rq=$2 rl=$3 db=$4 ref=$5
+	shift 5
+	: >"$dir/walls"
+	rss=0 i=0 run=
+	while [ $i -lt "$REPEAT" ]; do
+		i=$((i + 1))
+		if /usr/bin/time -f '%e %M' -o "$dir/time" timeout $((LIMIT + 20)) \
+		    "$SQLIFT" infer "$db" --seed 1 --max-seconds "$LIMIT" -v "$@" \
+		    >/dev/null 2>"$dir/err"; then
+			run=$(last_run "$db")
+		else
+			run=
+		fi
+		tail -n 1 "$dir/time" >"$dir/wm"
+		read -r w m <"$dir/wm"
+		echo "$w" >>"$dir/walls"
+		[ "$m" -gt "$rss" ] 2>/dev/null && rss=$m
+		[ -n "$run" ] || break
+		awk -v w="$w" -v s="$SLOW" 'BEGIN { exit !(w > s) }' && break
+	done
+	wall=$(sort -n "$dir/walls" | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }')
+	if [ -z "$run" ]; then
+		grep -q 'status 124' "$dir/time" &&
+		    echo "killed by timeout: --max-seconds not honoured" >>"$dir/err"
+		printf '%-14s %-6s %-22s %7s  %s (RSS %d MB)\n' "$rd" "$rq" "$rl" \
+		    "$wall" "$(grep -v '^Command' "$dir/err" | tail -n 1 | sed 's/^sqlift: //' | cut -c1-70)" \
+		    $((rss / 1024))
+		return 0
+	fi
+	sqlite3 -separator ' ' "$db" "
+	    WITH e AS (SELECT abs(a.probability - b.probability) AS d
+	               FROM marginals a JOIN marginals b USING (predicate, atom)
+	               WHERE a.run_id = $run AND b.run_id = '$ref'),
+	    r AS (SELECT * FROM runs WHERE run_id = $run),
+	    x AS (SELECT log_z FROM runs WHERE run_id = '$ref')
+	    SELECT coalesce(r.samples, '-'),
+	      CASE WHEN r.method = 'exact' THEN 'exact'
+	           WHEN r.samples = 1 AND r.log_z_stderr = 0 THEN 'exact'
+	           ELSE printf('%.3f', $wall * 1000.0 / r.samples) END,
+	      printf('%.4f', r.log_z),
+	      coalesce((SELECT printf('%.4f', r.log_z - x.log_z) FROM x), '-'),
+	      CASE WHEN r.method = 'exact' THEN '-'
+	           ELSE printf('%.3g', r.log_z_stderr) END,
+	      CASE WHEN r.method = 'exact' THEN '-'
+	           ELSE printf('%.1f', r.ess) END,
+	      coalesce((SELECT printf('%.4f', max(d)) FROM e WHERE d IS NOT NULL
+	                HAVING count(*) > 0), '-'),
+	      coalesce((SELECT printf('%.5f', avg(d)) FROM e WHERE d IS NOT NULL
+	                HAVING count(*) > 0), '-')
+	    FROM r" >"$dir/row"
+	read -r s p z dz se ess mx mn <"$dir/row"
+	printf '%-14s %-6s %-22s %7s %6s %8s %15s %9s %7s %7s %7s %7s %6d\n' \
+	    "$rd" "$rq" "$rl" "$wall" "$s" "$p" "$z" "$dz" "$se" "$ess" "$mx" \
+	    "$mn" $((rss / 1024))
+}
+
+# compare data query db [infer options]: exact, then the samplers in
+# $ROWS (all seven by default), 1000 samples each
+ALL_ROWS='lis lisb0 ground groundb0 normal normalb0'
+compare() {
+	cd_=$1 cq=$2 cdb=$3
+	shift 3
+	row "$cd_" "$cq" exact "$cdb" - --method exact "$@"
+	ref=${run:--}
+	for r in ${ROWS:-$ALL_ROWS}; do
+		case $r in
+		lis) row "$cd_" "$cq" lis "$cdb" "$ref" --method lis --samples 1000 "$@" ;;
+		lisb0) row "$cd_" "$cq" "lis budget=0" "$cdb" "$ref" --method lis --samples 1000 --exact-budget 0 "$@" ;;
+		ground) row "$cd_" "$cq" ground-lis "$cdb" "$ref" --method ground-lis --samples 1000 "$@" ;;
+		groundb0) row "$cd_" "$cq" "ground-lis budget=0" "$cdb" "$ref" --method ground-lis --samples 1000 --exact-budget 0 "$@" ;;
+		normal) row "$cd_" "$cq" "lis normal" "$cdb" "$ref" --method lis --samples 1000 --constraints normal "$@" ;;
+		normalb0) row "$cd_" "$cq" "lis normal budget=0" "$cdb" "$ref" --method lis --samples 1000 --constraints normal --exact-budget 0 "$@" ;;
+		esac
+	done
+	ROWS=
+}
+
+if [ "$what" = imdb ] || [ "$what" = all ]; then
+	echo "# IMDB (lsm_kok, learned weights); q1 = workedUnder, q4 = actor,director,gender,workedUnder"
+	header
+	folds="1 2 3 4"
+	[ "$QUICK" = 1 ] && folds=1
+	d=$DATA/imdb/lsm_kok
+	for f in $folds; do
+		load "$dir/imdb$f.sqlite" "$d/imdb-rules-out.mln" "$d/imdb$f.db"
+		compare "imdb$f" q1 "$dir/imdb$f.sqlite" -q workedUnder
+		compare "imdb$f" q4 "$dir/imdb$f.sqlite" -q actor,director,gender,workedUnder
+	done
+fi
+
+if [ "$what" = webkb ] || [ "$what" = all ]; then
+	# bench/webkb-pageclass.mln (hand-picked weights) on the first k
+	# pages (by page number) of webkb-fold12-train1.db (Cornell, 272
+	# pages, ten word-feature predicates); query PageClassCourse and
+	# PageClassFaculty (their evidence removed), every other predicate
+	# closed-world evidence.
+	echo "# WebKB pages (forclift_pageclass fold12-train1 + bench/webkb-pageclass.mln), query PageClassCourse,PageClassFaculty"
+	header
+	ev=$DATA/webkb/forclift_pageclass/webkb-fold12-train1.db
+	cw=PageClassDepartment,PageClassResearchProject,PageClassStaff,PageClassStudent,Linked
+	cw=$cw,HasAssign,HasHandout,HasHomework,HasHour,HasInstructor,HasMime,HasNcsa,HasNote,HasSyllabu,HasVersion
+	pages=${WEBKB_PAGES:-10 20 40}
+	[ "$QUICK" = 1 ] && pages=${WEBKB_PAGES:-10 20}
+	grep -o 'Pid[0-9]*' "$ev" | sort -u | sed 's/Pid//' | sort -n >"$dir/pids"
+	for k in $pages; do
+		head -n "$k" "$dir/pids" >"$dir/keep"
+		awk 'NR == FNR { keep["Pid" $1] = 1; next }
+		    /^PageClass(Course|Faculty)\(/ { next }
+		    { s = $0; ok = 1
+		      while (match(s, /Pid[0-9]+/)) {
+			if (!(substr(s, RSTART, RLENGTH) in keep)) ok = 0
+			s = substr(s, RSTART + RLENGTH) }
+		      if (ok) print }' "$dir/keep" "$ev" >"$dir/webkb$k.db"
+		load "$dir/webkb$k.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb$k.db"
+		compare "webkb k=$k" course "$dir/webkb$k.sqlite" --cw "$cw" \
+		    -q PageClassCourse,PageClassFaculty
+	done
+fi
+
+if [ "$what" = cora ] || [ "$what" = all ]; then
+	echo "# Cora classification (tuffy_class), query category"
+	header
+	d=$DATA/cora/tuffy_class
+	load "$dir/cora.sqlite" "$d/prog.mln" "$d/evidence.db"
+	ROWS=lis
+	compare cora cat "$dir/cora.sqlite" -q category
+fi
+
+if [ "$what" = uwcse ] || [ "$what" = all ]; then
+	echo "# UW-CSE (tuffy_cse): prog.mln as is, then bench/uwcse-noexist.mln (its five big EXIST formulas removed); query advisedBy"
+	header
+	d=$DATA/uwcse/tuffy_cse
+	load "$dir/uw0.sqlite" "$d/prog.mln" "$d/evidence.db"
+	ROWS=lis
+	compare uwcse advBy "$dir/uw0.sqlite" -q advisedBy
+	load "$dir/uw.sqlite" "$bench/uwcse-noexist.mln" "$d/evidence.db"
+	ROWS='lis lisb0 ground'
+	compare uwcse-noex advBy "$dir/uw.sqlite" -q advisedBy
+fi
+
+if [ "$what" = fs ] || [ "$what" = all ]; then
+	# the model and evidence of exact.sh (40% evidence on Smokes and
+	# Cancer, Friends unknown), query Smokes
+	echo "# friends-and-smokers, 40% evidence, query Smokes (model of exact.sh)"
+	header
+	sizes=${FS_SIZES:-50 100 200 400}
+	[ "$QUICK" = 1 ] && sizes=${FS_SIZES:-50 100}
+	for n in $sizes; do
+		f=$dir/fs-$n
+		awk -v n="$n" 'BEGIN {
+			printf "person = {"
+			for (i = 0; i < n; i++) printf "%sP%d", i ? ", " : "", i
+			print "}\nSmokes(person)\nCancer(person)\nFriends(person, person)"
+			print "1.5 Smokes(x) => Cancer(x)"
+			print "1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)" }' >"$f.mln"
+		awk -v n="$n" -v r=40 'BEGIN { srand(42)
+			for (i = 0; i < n; i++) {
+				if (rand() >= r / 100) continue
+				printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
+				printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
+			} }' >"$f.db"
+		load "$f.sqlite" "$f.mln" "$f.db"
+		ROWS='lis lisb0 groundb0 normalb0'
+		compare "fs n=$n" Smokes \
+		    "$f.sqlite" --ow Smokes,Cancer -q Smokes
+	done
+fi
