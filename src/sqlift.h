@@ -70,7 +70,7 @@ struct sqlift_infer_opts {
 	int threads;             /* independent streams; 0: 1 */
 	const char *proposal;    /* adaptive (NULL), binomial, uniform */
 	int64_t exact_budget;    /* nodes of exact search tried on a part
-	                            before sampling it; 0: the default (1000),
+	                            before sampling it; 0: the default (10000),
 	                            -1: none, sample every branch */
 	int progress;            /* a progress bar on stderr */
 	const char *marginals;   /* auto (NULL), path, pairs */

@@ -151,7 +151,7 @@ const struct cli_cmd cmd_infer = {
 	"                      same seed and T give the same numbers\n"
 	"      --proposal P    lis: adaptive (default), binomial, uniform\n"
 	"      --exact-budget N lis: solve a part exactly when the exact\n"
-	"                      search needs at most N nodes (default 1000;\n"
+	"                      search needs at most N nodes (default 10000;\n"
 	"                      0: sample every branch)\n"
 	"      --marginals M   lis: pairs (sample Z with the atom true and\n"
 	"                      false), path (ground atoms: from Z's samples)\n"

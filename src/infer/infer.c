@@ -27,6 +27,7 @@ struct run {
 	int *forced_ow;
 	struct query_list q;
 	unsigned char *is_query;  /* per ground atom */
+	double max_seconds;    /* for building the theory too */
 	struct err *e;
 };
 
@@ -216,6 +217,8 @@ run_setup(struct run *r, const struct sqlift_infer_opts *o, char **text,
 	struct err *e = r->e;
 	int *forced_cw = NULL;
 	int rc;
+
+	r->max_seconds = o->max_seconds;
 
 	if ((rc = store_model_get(s, text, path, fp, e)))
 		goto out;
@@ -480,6 +483,7 @@ build_theory(struct run *r, int normal, struct built *b)
 	if ((rc = ct_evidence_read(r->s, b->c, r->dom, b->closed, &b->ev, e)))
 		return rc;
 	b->ev->normal = normal;
+	b->ev->max_seconds = r->max_seconds;
 	return ct_build(b->c, r->dom, b->ev, &b->t, e);
 }
 
@@ -547,7 +551,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	lo.eo.proposal = o->proposal ? eng_proposal_parse(o->proposal) :
 	    ENG_PROP_ADAPTIVE;
-	lo.eo.exact_budget = o->exact_budget == 0 ? 1000 : o->exact_budget < 0 ?
+	lo.eo.exact_budget = o->exact_budget == 0 ? 10000 : o->exact_budget < 0 ?
 	    0 : o->exact_budget;
 	lo.samples = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
 	    1000;

@@ -94,7 +94,7 @@ struct eng {
 	int top_done;
 	double top_z;
 	struct index *top_ix;  /* of top, for marginals: its classes, */
-	int *top_root;         /* and per clause its component */
+	int *top_root;         /* and per clause its component (components) */
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
 	char step[200];        /* the largest grounding, for limit messages */
@@ -1190,26 +1190,25 @@ find_root(int *uf, int x)
 	return x;
 }
 
-/* AND decomposition: returns 1 and solves when t has several
- * components. Takes t in that case. */
+/* Numbers the components of t (clauses linked by a shared class) in
+ * order of their first clause: *comp[i] is clause i's.  Returns how many,
+ * -1 out of memory. */
 static int
-decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
-    int *rc)
+components(const struct th *t, const struct index *ix, int **comp)
 {
-	int n = (int)t->c.n, *uf = xmalloc(((size_t)n + 1) * sizeof *uf);
-	int *comp = xmalloc(((size_t)n + 1) * sizeof *comp), ncomp = 0;
-	struct th **parts = NULL;
-	double sum = 0;
+	int n = (int)t->c.n, nc = 0, *uf = xmalloc(((size_t)n + 1) * sizeof *uf);
+	int *c = xmalloc(((size_t)n + 1) * sizeof *c);
 
-	*rc = 0;
-	if (!uf || !comp) {
+	*comp = NULL;
+	if (!uf || !c) {
 		free(uf);
-		free(comp);
-		*rc = err_oom(g->e);
-		return 1;
+		free(c);
+		return -1;
 	}
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		uf[i] = i;
+		c[i] = -1;
+	}
 	for (int i = 1; i < ix->nocc; i++)
 		if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
 			int a = find_root(uf, ix->occ[i].cl);
@@ -1217,15 +1216,35 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 			if (a != b)
 				uf[a] = b;
 		}
-	for (int i = 0; i < n; i++)
-		comp[i] = -1;
 	for (int i = 0; i < n; i++) {
 		int r = find_root(uf, i);
-		if (comp[r] < 0)
-			comp[r] = ncomp++;
+		if (c[r] < 0)
+			c[r] = nc++;
+		uf[i] = r;
+	}
+	for (int i = 0; i < n; i++)
+		c[i] = c[uf[i]];
+	free(uf);
+	*comp = c;
+	return nc;
+}
+
+/* AND decomposition: returns 1 and solves when t has several
+ * components. Takes t in that case. */
+static int
+decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
+    int *rc)
+{
+	int n = (int)t->c.n, *comp, ncomp = components(t, ix, &comp);
+	struct th **parts = NULL;
+	double sum = 0;
+
+	*rc = 0;
+	if (ncomp < 0) {
+		*rc = err_oom(g->e);
+		return 1;
 	}
 	if (ncomp < 2) {
-		free(uf);
 		free(comp);
 		return 0;
 	}
@@ -1237,7 +1256,7 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 		if (!(parts[k] = th_empty_like(t)))
 			goto oom;
 	for (int i = 0; i < n; i++) {
-		if (th_push(parts[comp[find_root(uf, i)]], t->c.v[i]) < 0) {
+		if (th_push(parts[comp[i]], t->c.v[i]) < 0) {
 			for (int j = i + 1; j < n; j++)
 				free(t->c.v[j]);
 			t->c.n = 0;
@@ -1267,7 +1286,6 @@ done:
 	for (int k = 0; parts && k < ncomp; k++)
 		th_free(parts[k]);
 	free(parts);
-	free(uf);
 	free(comp);
 	return 1;
 }
@@ -2409,29 +2427,20 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 static int
 keep_component(struct th *t, const struct index *ix, int qc)
 {
-	int n = (int)t->c.n, *uf = xmalloc(((size_t)n + 1) * sizeof *uf), r;
+	int n = (int)t->c.n, *comp, r;
 	size_t keep = 0;
 
-	if (!uf)
+	if (components(t, ix, &comp) < 0)
 		return -1;
-	for (int i = 0; i < n; i++)
-		uf[i] = i;
-	for (int i = 1; i < ix->nocc; i++)
-		if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
-			int a = find_root(uf, ix->occ[i].cl);
-			int b = find_root(uf, ix->occ[i - 1].cl);
-			if (a != b)
-				uf[a] = b;
-		}
-	r = find_root(uf, ix->occ[ix->first[qc]].cl);
+	r = comp[ix->occ[ix->first[qc]].cl];
 	for (int i = 0; i < n; i++) {
-		if (find_root(uf, i) == r)
+		if (comp[i] == r)
 			t->c.v[keep++] = t->c.v[i];
 		else
 			free(t->c.v[i]);
 	}
 	t->c.n = keep;
-	free(uf);
+	free(comp);
 	return 0;
 }
 
@@ -2449,30 +2458,20 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 		*out = NULL;
 	*n = 0;
 	if (!ix) {
-		int nc = (int)g->top->c.n, *uf;
-		if (!(ix = xcalloc(1, sizeof *ix)) ||
-		    !(uf = xmalloc(((size_t)nc + 1) * sizeof *uf))) {
-			free(ix);
+		int *comp;
+		if (!(ix = xcalloc(1, sizeof *ix)))
 			return -1;
-		}
 		if (index_build(g, g->top, ix) < 0) {
 			free(ix);
-			free(uf);
 			return -1;
 		}
-		for (int i = 0; i < nc; i++)
-			uf[i] = i;
-		for (int i = 1; i < ix->nocc; i++)
-			if (occ_cmp(&ix->occ[i], &ix->occ[i - 1]) == 0) {
-				int a = find_root(uf, ix->occ[i].cl);
-				int b = find_root(uf, ix->occ[i - 1].cl);
-				if (a != b)
-					uf[a] = b;
-			}
-		for (int i = 0; i < nc; i++)
-			uf[i] = find_root(uf, i);
+		if (components(g->top, ix, &comp) < 0) {
+			index_free(ix);
+			free(ix);
+			return -1;
+		}
 		g->top_ix = ix;
-		g->top_root = uf;
+		g->top_root = comp;
 	}
 	{
 		/* classes are sorted by key: binary search */
@@ -2673,38 +2672,21 @@ target_split(struct eng *g, struct eng_target *tg)
 {
 	struct th *t = tg->t;
 	struct index ix;
-	int n = (int)t->c.n, *uf = NULL, *comp = NULL, nc = 0;
+	int n = (int)t->c.n, *comp = NULL, nc;
 
 	tg->size = t->c.n;
 	if (index_build(g, t, &ix) < 0)
 		return -1;
-	if (!(uf = xmalloc(((size_t)n + 1) * sizeof *uf)) ||
-	    !(comp = xmalloc(((size_t)n + 1) * sizeof *comp)))
-		goto oom;
-	for (int i = 0; i < n; i++) {
-		uf[i] = i;
-		comp[i] = -1;
-	}
-	for (int i = 1; i < ix.nocc; i++)
-		if (occ_cmp(&ix.occ[i], &ix.occ[i - 1]) == 0) {
-			int a = find_root(uf, ix.occ[i].cl);
-			int b = find_root(uf, ix.occ[i - 1].cl);
-			if (a != b)
-				uf[a] = b;
-		}
-	for (int i = 0; i < n; i++) {
-		int r = find_root(uf, i);
-		if (comp[r] < 0)
-			comp[r] = nc++;
-	}
-	if (!(tg->part = xcalloc((size_t)nc + 1, sizeof *tg->part)))
+	nc = components(t, &ix, &comp);
+	index_free(&ix);
+	if (nc < 0 || !(tg->part = xcalloc((size_t)nc + 1, sizeof *tg->part)))
 		goto oom;
 	tg->nparts = (size_t)nc;
 	for (int k = 0; k < nc; k++)
 		if (!(tg->part[k].t = th_empty_like(t)))
 			goto oom;
 	for (int i = 0; i < n; i++) {
-		if (th_push(tg->part[comp[find_root(uf, i)]].t, t->c.v[i]) < 0) {
+		if (th_push(tg->part[comp[i]].t, t->c.v[i]) < 0) {
 			for (int j = i + 1; j < n; j++)
 				free(t->c.v[j]);
 			t->c.n = 0;
@@ -2715,13 +2697,9 @@ target_split(struct eng *g, struct eng_target *tg)
 	t->c.n = 0;
 	th_free(t);
 	tg->t = NULL;
-	index_free(&ix);
-	free(uf);
 	free(comp);
 	return 0;
 oom:
-	index_free(&ix);
-	free(uf);
 	free(comp);
 	return -1;
 }

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sqlift.h"
 #include "lifted/theory.h"
@@ -239,17 +240,29 @@ meet(const struct si_tuple *t, const struct si_space *sp,
 	return 0;
 }
 
-/* out gets t minus every tuple of set (lifted), as disjoint pieces. */
+static double
+mono_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* out gets t minus every tuple of set (lifted), as disjoint pieces; -1
+ * out of memory or past deadline (0: none). */
 static int
 minus(const struct si_tuple *t, const struct si_space *sp,
     const struct ct_lit *l, const struct si_set *set, int arity,
-    struct si_set *out)
+    struct si_set *out, double deadline)
 {
 	struct si_set cur = { 0 }, next = { 0 };
 
 	if (si_canon(t, sp, &cur) < 0)
 		goto fail;
 	for (size_t i = 0; i < set->v.n; i++) {
+		if (deadline > 0 && mono_s() > deadline)
+			goto fail;
 		struct si_tuple *x = lift(t, sp, l, set->v.v[i], arity);
 		if (!x)
 			goto fail;
@@ -304,23 +317,31 @@ fold(struct ct_theory *t, const struct ct_clause *c, double *konst,
 		for (size_t i = 0; i < cur.n; i++) {
 			struct si_set sat = { 0 }, fal = { 0 }, rest = { 0 };
 			const struct si_tuple *x = cur.v[i].t;
+			if (t->deadline > 0 && (i & 15) == 0 && mono_s() > t->deadline) {
+				rc = -2;
+				goto done;
+			}
 			uint64_t live = cur.v[i].live, off = live & ~((uint64_t)1 << j);
 			int r;
 			if (ev->closed) {
 				/* not true is false */
-				r = l->neg ? minus(x, t->sp, l, &ev->tru, ar, &sat) ||
+				r = l->neg ? minus(x, t->sp, l, &ev->tru, ar, &sat,
+				    t->deadline) ||
 				    meet(x, t->sp, l, &ev->tru, ar, &fal) :
 				    meet(x, t->sp, l, &ev->tru, ar, &sat) ||
-				    minus(x, t->sp, l, &ev->tru, ar, &fal);
+				    minus(x, t->sp, l, &ev->tru, ar, &fal,
+				    t->deadline);
 			} else {
 				struct si_set tmp = { 0 };
 				r = meet(x, t->sp, l, l->neg ? &ev->fal : &ev->tru, ar,
 				    &sat) ||
 				    meet(x, t->sp, l, l->neg ? &ev->tru : &ev->fal, ar,
 				    &fal) ||
-				    minus(x, t->sp, l, &ev->tru, ar, &tmp);
+				    minus(x, t->sp, l, &ev->tru, ar, &tmp,
+				    t->deadline);
 				for (size_t k = 0; !r && k < tmp.v.n; k++)
-					r = minus(tmp.v.v[k], t->sp, l, &ev->fal, ar, &rest);
+					r = minus(tmp.v.v[k], t->sp, l, &ev->fal, ar,
+					    &rest, t->deadline);
 				si_set_free(&tmp);
 			}
 			if (!r && !c->hard)
@@ -331,8 +352,11 @@ fold(struct ct_theory *t, const struct ct_clause *c, double *konst,
 			si_set_free(&sat);
 			si_set_free(&fal);
 			si_set_free(&rest);
-			if (r)
+			if (r) {
+				if (t->deadline > 0 && mono_s() > t->deadline)
+					rc = -2;
 				goto done;
+			}
 		}
 		pieces_free(&cur);
 		cur = next;
@@ -521,8 +545,11 @@ build_clause(struct ct_theory *t, const struct mln_formula *f, int *zero,
 	c.lits = lits.v;
 	lits.v = NULL;
 	lits.n = 0;
-	if (fold(t, &c, &t->log_const, zero, &t->clauses) < 0) {
-		rc = err_oom(e);
+	if ((rc = fold(t, &c, &t->log_const, zero, &t->clauses)) < 0) {
+		rc = rc == -2 ? err_set(e, SQLIFT_ELIMIT, "%s:%d: folding the "
+		    "evidence into this formula stopped at --max-seconds: the "
+		    "evidence splits the domains into too many blocks",
+		    t->m->file ? t->m->file : "model", f->line) : err_oom(e);
 		goto done_owned;
 	}
 	goto done_owned;  /* fold made the clauses that stay */
@@ -733,6 +760,8 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 		goto done;
 	}
 	t->m = m;
+	if (ev && ev->max_seconds > 0)
+		t->deadline = mono_s() + ev->max_seconds;
 	t->dom = dom;
 	for (int k = 0; k < nt; k++)
 		if (!(named[k] = xcalloc((size_t)dom[k].n + 1, 1)) ||

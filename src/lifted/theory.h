@@ -45,6 +45,7 @@ struct ct_pred_ev {
 	VEC(struct ct_cube) cubes;
 };
 struct ct_evidence {
+	double max_seconds;    /* building stops after this; 0: no limit */
 	int normal;            /* 1 (Normal form): every constant of the
 	                          evidence its own block, the others of a
 	                          type one; CT_GROUND: every constant alone */
@@ -78,6 +79,7 @@ struct ct_theory {
 	double free_atoms;            /* unknown atoms in no clause: 2 each */
 	int **block_of;               /* [type][domain position] -> block */
 	const struct store_domain *dom;
+	double deadline;              /* CLOCK_MONOTONIC seconds; 0: none */
 };
 
 /* Builds the theory of clause model m (every formula a clause, as from
