@@ -260,24 +260,32 @@ stream_run(void *arg)
 	}
 	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)))
 		goto done;
-	/* groups known at once, and groups estimated from Z's samples */
+	/* groups known at once, then (as tracking splits blocks of the
+	 * theory, once all are known) groups estimated from Z's samples */
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		size_t size;
 		int kn = eng_known(g, q->pred, q->block, q->eq, &size,
 		    &s->known[1 + k]);
-		s->slot[k] = -1;
+		s->slot[k] = -2;
 		if (kn < 0)
 			rc = err_oom(&s->e);
-		else if (kn > 0)
+		else if (kn > 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
-		else if (s->o->marginals == LIS_PATH ||
-		    (s->o->marginals == LIS_AUTO && size > LIS_PATH_MIN)) {
-			rc = eng_track(g, q->pred, q->block, q->eq, &s->slot[k], &s->e);
-			if (!rc && s->slot[k] >= 0) {
-				state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
-				npath++;
-			}
+			s->slot[k] = -1;
+		} else if (s->o->marginals == LIS_PAIRS ||
+		    (s->o->marginals == LIS_AUTO && size <= LIS_PATH_MIN &&
+		    s->ngr <= LIS_PATH_GROUPS))
+			s->slot[k] = -1;
+	}
+	for (size_t k = 0; k < s->ngr && !rc; k++) {
+		const struct lis_group *q = &s->gr[k];
+		if (s->slot[k] != -2)
+			continue;
+		rc = eng_track(g, q->pred, q->block, q->eq, &s->slot[k], &s->e);
+		if (!rc && s->slot[k] >= 0) {
+			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
+			npath++;
 		}
 	}
 	if (rc)

@@ -20,12 +20,14 @@ struct lis_opts {
 
 /* How a group's marginal is estimated. */
 enum lis_marginals {
-	LIS_AUTO,              /* path for ground atoms in a part of more than
-	                          LIS_PATH_MIN clauses, else pairs */
+	LIS_AUTO,              /* path where a group's part has more than
+	                          LIS_PATH_MIN clauses or there are more than
+	                          LIS_PATH_GROUPS groups, else pairs */
 	LIS_PATH,              /* ground atoms from the samples of Z */
 	LIS_PAIRS              /* Z(atom) and Z(not atom), sampled apart */
 };
 #define LIS_PATH_MIN 2000
+#define LIS_PATH_GROUPS 32
 /* "auto", "path", "pairs"; -1 if unknown */
 int lis_marginals_parse(const char *s);
 

@@ -109,6 +109,7 @@ struct eng {
 	struct eng_rng *rng;
 	int trying, try_failed;
 	int64_t try_limit, try_work;
+	double try_cap;        /* atoms of the smallest part that failed */
 	uint64_t cur_h;        /* key hash of the node being expanded */
 	const struct amap *amap;   /* extra assignment of the simplification */
 	/* ground atoms whose expectation each sample records (eng_track) */
@@ -2150,7 +2151,8 @@ solve(struct eng *g, struct th *t, double *out)
 			hard = 1;
 		}
 	}
-	if (sampling && !hard && g->o.exact_budget > 0) {
+	if (sampling && !hard && g->o.exact_budget > 0 &&
+	    ix.total < g->try_cap) {
 		/* Rao-Blackwellisation: solve it exactly if that is cheap */
 		struct th *c = th_copy(t);
 		double z;
@@ -2176,6 +2178,11 @@ solve(struct eng *g, struct th *t, double *out)
 			goto done;
 		}
 		g->st.exact_fails++;
+		/* a part this big was too much: try only smaller ones from
+		 * now on (a heuristic: it changes the variance, not the
+		 * expectation) */
+		if (ix.total < g->try_cap)
+			g->try_cap = ix.total;
 		g->try_failed = 0;
 		g->e->status = 0;
 		g->e->msg[0] = 0;
@@ -2317,6 +2324,7 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		return err_oom(e);
 	g->ct = ct;
 	g->e = e;
+	g->try_cap = INFINITY;
 	if (o)
 		g->o = *o;
 	g->t0 = now_s();

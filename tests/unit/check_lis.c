@@ -234,6 +234,29 @@ START_TEST(test_lis_reproducible)
 }
 END_TEST
 
+/* By path, where every part is solved exactly, the marginals are exact:
+ * each group's atom gets its exact conditional.  Two persons in one
+ * block: the group R(x,y), x != y, needs both, after P's group has split
+ * one off (a case that once read the split block as a ground atom). */
+START_TEST(test_lis_path_exact)
+{
+	static const struct lis_case c = { "pair", "person = {A, B}\n"
+	    "P(person)\nR(person, person)\n0.7 P(x) ^ R(x, y) => P(y)\n"
+	    "-1.2 R(x, y)\n0.4 R(x, x)\n", NULL, "P,R" };
+	const char *db = setup(&c);
+	int64_t run;
+	char sql[256];
+
+	marginals = "path";
+	run = lis_once(db, &c, 1, 0, NULL, 1);
+	marginals = NULL;
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
+	    "marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = %lld AND "
+	    "abs(a.probability - b.probability) <= 1e-9", (long long)run);
+	ck_assert_double_eq(tu_sql_double(db, sql), 6);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -247,6 +270,7 @@ main(void)
 	tcase_add_loop_test(tc, test_lis_coverage, 0,
 	    (int)(sizeof cfg / sizeof *cfg));
 	tcase_add_test(tc, test_lis_reproducible);
+	tcase_add_test(tc, test_lis_path_exact);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
