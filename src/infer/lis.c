@@ -206,6 +206,31 @@ progress(struct stream *s)
 	fflush(stderr);
 }
 
+/* --marginals auto: by pairs, unless pairs would cost too much: when
+ * the group's part of the theory is large, or many groups share it (each
+ * pair of targets samples that whole part).  Groups still undecided
+ * (slot -2) and going by pairs get slot -1. */
+static int
+auto_pairs(struct stream *s, const int *comp, const size_t *size)
+{
+	int max = -1, *n;
+
+	for (size_t k = 0; k < s->ngr; k++)
+		if (comp[k] > max)
+			max = comp[k];
+	if (!(n = xcalloc((size_t)max + 2, sizeof *n)))
+		return err_oom(&s->e);
+	for (size_t k = 0; k < s->ngr; k++)
+		if (comp[k] >= 0)
+			n[comp[k]]++;
+	for (size_t k = 0; k < s->ngr; k++)
+		if (s->slot[k] == -2 && size[k] <= LIS_PATH_MIN &&
+		    (comp[k] < 0 || n[comp[k]] <= LIS_PATH_GROUPS))
+			s->slot[k] = -1;
+	free(n);
+	return 0;
+}
+
 /* Creates target i (round 0): Z, or group (i - 1) / 2 with its atom true
  * (odd i) or false. */
 static int
@@ -243,6 +268,8 @@ stream_run(void *arg)
 	size_t cap = 0, held = 0, npath = 0;
 	int rc = 0, late = 0, exact_all = 0;
 	double *tv = NULL, pm = 0;
+	int *comp = NULL;
+	size_t *size = NULL;
 
 	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
 	if (!tg || !state || !row ||
@@ -262,22 +289,27 @@ stream_run(void *arg)
 		goto done;
 	/* groups known at once, then (as tracking splits blocks of the
 	 * theory, once all are known) groups estimated from Z's samples */
+	if (!(comp = xmalloc((s->ngr + 1) * sizeof *comp)) ||
+	    !(size = xmalloc((s->ngr + 1) * sizeof *size))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
-		size_t size;
-		int kn = eng_known(g, q->pred, q->block, q->eq, &size,
-		    &s->known[1 + k]);
+		int kn = eng_known(g, q->pred, q->block, q->eq, &size[k],
+		    &comp[k], &s->known[1 + k]);
 		s->slot[k] = -2;
 		if (kn < 0)
 			rc = err_oom(&s->e);
 		else if (kn > 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
 			s->slot[k] = -1;
-		} else if (s->o->marginals == LIS_PAIRS ||
-		    (s->o->marginals == LIS_AUTO && size <= LIS_PATH_MIN &&
-		    s->ngr <= LIS_PATH_GROUPS))
+			comp[k] = -1;
+		} else if (s->o->marginals == LIS_PAIRS)
 			s->slot[k] = -1;
 	}
+	if (!rc && s->o->marginals == LIS_AUTO)
+		rc = auto_pairs(s, comp, size);
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		if (s->slot[k] != -2)
@@ -376,6 +408,8 @@ done:
 	free(state);
 	free(row);
 	free(tv);
+	free(comp);
+	free(size);
 	s->pm = pm;
 	eng_free(g);
 	s->rc = rc;

@@ -2456,7 +2456,7 @@ keep_component(struct th *t, const struct index *ix, int qc)
  * when no clause has it); out NULL: only *n, its number of clauses. */
 static int
 top_component(struct eng *g, const int *key, size_t len, struct th **out,
-    size_t *n)
+    size_t *n, int *comp)
 {
 	struct index *ix = g->top_ix;
 	struct th *t;
@@ -2466,20 +2466,20 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 		*out = NULL;
 	*n = 0;
 	if (!ix) {
-		int *comp;
+		int *cl;
 		if (!(ix = xcalloc(1, sizeof *ix)))
 			return -1;
 		if (index_build(g, g->top, ix) < 0) {
 			free(ix);
 			return -1;
 		}
-		if (components(g->top, ix, &comp) < 0) {
+		if (components(g->top, ix, &cl) < 0) {
 			index_free(ix);
 			free(ix);
 			return -1;
 		}
 		g->top_ix = ix;
-		g->top_root = comp;
+		g->top_root = cl;
 	}
 	{
 		/* classes are sorted by key: binary search */
@@ -2498,6 +2498,8 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 				hi = mid;
 		}
 	}
+	if (comp)
+		*comp = r;
 	if (r < 0)
 		return 0;
 	if (!out) {
@@ -2553,7 +2555,7 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 		*known = rc;
 		return 0;
 	}
-	if ((rc = top_component(g, key, len, &t, &atoms_n)) < 0)
+	if ((rc = top_component(g, key, len, &t, &atoms_n, NULL)) < 0)
 		return err_oom(g->e);
 	if (!t) {
 		/* in no clause: a free atom */
@@ -2858,7 +2860,7 @@ eng_tracked(const struct eng *g)
 
 int
 eng_known(struct eng *g, int pred, const int *block, const int *eq,
-    size_t *size, double *prob)
+    size_t *size, int *comp, double *prob)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	int key[130], rc;
@@ -2870,11 +2872,12 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 		key[2 + 2 * i] = eq[i];
 	}
 	*size = 0;
+	*comp = -1;
 	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
 		*prob = rc;
 		return 1;
 	}
-	if (top_component(g, key, len, NULL, size) < 0)
+	if (top_component(g, key, len, NULL, size, comp) < 0)
 		return -1;
 	/* a ground atom in no clause is free; a class of several atoms
 	 * may have one split off by cond_theory: not known here */

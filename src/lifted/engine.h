@@ -138,9 +138,10 @@ int eng_track(struct eng *g, int pred, const int *block, const int *eq,
 const double *eng_tracked(const struct eng *g);
 /* 1 when the atom's marginal is known without search (*prob: fixed by a
  * hard unit, or a ground atom in no clause), 0 if not, -1 out of memory;
- * *size: clauses of the part of the theory that holds its class. */
+ * *size: clauses of the part of the theory that holds its class, *comp:
+ * that part's number (-1: none). */
 int eng_known(struct eng *g, int pred, const int *block, const int *eq,
-    size_t *size, double *prob);
+    size_t *size, int *comp, double *prob);
 /* The number of clauses a target holds (what it costs to keep). */
 size_t eng_target_size(const struct eng_target *tg);
 /* One sample: *log_w = log of an unbiased estimate of the target's Z
