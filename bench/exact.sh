@@ -17,23 +17,14 @@ set -eu
 SQLIFT=${SQLIFT:-./sqlift}
 NORMAL_LIMIT=${NORMAL_LIMIT:-60}
 what=${1:-all}
+bench=$(cd "$(dirname "$0")" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-exact.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
 gen() {  # n r: model and evidence into $dir/fs-n-r.{mln,db,sqlite}
 	f=$dir/fs-$1-$2
-	awk -v n="$1" 'BEGIN {
-		printf "person = {"
-		for (i = 0; i < n; i++) printf "%sP%d", i ? ", " : "", i
-		print "}\nSmokes(person)\nCancer(person)\nFriends(person, person)"
-		print "1.5 Smokes(x) => Cancer(x)"
-		print "1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)" }' >"$f.mln"
-	awk -v n="$1" -v r="$2" 'BEGIN { srand(42)
-		for (i = 0; i < n; i++) {
-			if (rand() >= r / 100) continue
-			printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
-			printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
-		} }' >"$f.db"
+	awk -v n="$1" -f "$bench/fs.awk" >"$f.mln"
+	awk -v n="$1" -v r="$2" -v evidence=1 -f "$bench/fs.awk" >"$f.db"
 	rm -f "$f.sqlite"
 	"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null
 	"$SQLIFT" cubes "$f.sqlite" >/dev/null

@@ -224,18 +224,8 @@ if [ "$what" = fs ] || [ "$what" = all ]; then
 	[ "$QUICK" = 1 ] && sizes=${FS_SIZES:-50 100}
 	for n in $sizes; do
 		f=$dir/fs-$n
-		awk -v n="$n" 'BEGIN {
-			printf "person = {"
-			for (i = 0; i < n; i++) printf "%sP%d", i ? ", " : "", i
-			print "}\nSmokes(person)\nCancer(person)\nFriends(person, person)"
-			print "1.5 Smokes(x) => Cancer(x)"
-			print "1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)" }' >"$f.mln"
-		awk -v n="$n" -v r=40 'BEGIN { srand(42)
-			for (i = 0; i < n; i++) {
-				if (rand() >= r / 100) continue
-				printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
-				printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
-			} }' >"$f.db"
+		awk -v n="$n" -f "$bench/fs.awk" >"$f.mln"
+		awk -v n="$n" -v r=40 -v evidence=1 -f "$bench/fs.awk" >"$f.db"
 		load "$f.sqlite" "$f.mln" "$f.db"
 		ROWS='lis lisb10 lisb0 groundb10 groundb0 normalb0'
 		compare "fs n=$n" Smokes \

@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
@@ -60,14 +59,6 @@ qrows_free(struct qrows *q)
 	for (size_t i = 0; i < q->n; i++)
 		free(q->v[i].atom);
 	free(q->v);
-}
-
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Marks predicates named in a comma-separated list. */

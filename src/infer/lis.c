@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "infer/lis.h"
@@ -178,20 +177,11 @@ path_add(struct stream *s, double *m, double lw, const double *v)
 /* A stream stops after this many rounds whatever --max-seconds says. */
 #define MAX_ROUNDS ((int64_t)1 << 24)
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void
 progress(struct stream *s)
 {
 	static double last;
-	double t = now_s();
+	double t = now_seconds();
 	long long done = atomic_load(s->done);
 
 	if (t - last < 0.1)
@@ -325,7 +315,7 @@ stream_run(void *arg)
 	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
 	    !exact_all) {
 		if (atomic_load(s->stop) ||
-		    (s->deadline > 0 && s->n > 0 && now_s() > s->deadline))
+		    (s->deadline > 0 && s->n > 0 && now_seconds() > s->deadline))
 			break;
 		if ((size_t)s->n + 1 > cap) {
 			size_t nc = cap ? 2 * cap : 64;
@@ -339,7 +329,6 @@ stream_run(void *arg)
 		}
 		exact_all = 1;
 		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
-			struct eng_stats a, b;
 			if (state[i] == TG_NEW) {
 				if ((rc = target_make(s, g, i, tg, state)))
 					break;
@@ -356,7 +345,6 @@ stream_run(void *arg)
 			}
 			if (state[i] != TG_LIVE)
 				continue;
-			eng_get_stats(g, &a);
 			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e))) {
 				/* out of time inside a sample: drop the round */
 				if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
@@ -365,15 +353,14 @@ stream_run(void *arg)
 				}
 				break;
 			}
-			eng_get_stats(g, &b);
 			if (i == 0 && npath) {
 				const double *v = eng_tracked(g);
 				for (size_t k = 0; k < s->ngr; k++)
 					if (s->slot[k] >= 0)
 						tv[k] = v[s->slot[k]];
 			}
-			if (s->n == 0 && a.draws == b.draws) {
-				/* nothing drawn: exact, the same in every round */
+			if (s->n == 0 && eng_target_exact(tg[i])) {
+				/* nothing drawn: the same in every round */
 				state[i] = TG_EXACT;
 				held -= eng_target_size(tg[i]);
 				eng_target_free(tg[i]);
@@ -381,7 +368,7 @@ stream_run(void *arg)
 			} else
 				exact_all = 0;
 			late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
-			    now_s() > s->deadline;
+			    now_seconds() > s->deadline;
 		}
 		if (rc || late)
 			break;
@@ -498,7 +485,7 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	struct stream *s = xcalloc((size_t)nt, sizeof *s);
 	pthread_t *th = xcalloc((size_t)nt, sizeof *th);
 	size_t ntg = 1 + 2 * ngr;
-	double *all = NULL, t0 = now_s();
+	double *all = NULL, t0 = now_seconds();
 	int64_t total = 0, rounds = 0, k = 0;
 	atomic_llong done = 0;
 	atomic_int stop = 0;

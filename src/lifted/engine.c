@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "lifted/engine.h"
 #include "sqlift.h"
@@ -186,14 +185,6 @@ struct asg {
 	size_t len[2];
 	int truth[2];
 };
-
-static double
-now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int
 arity(const struct eng *g, int pred)
@@ -707,6 +698,20 @@ units_eval(const struct units *u, const int *key, size_t len)
 	return -1;
 }
 
+/* Adds key (hash h) -> truth; m has room. */
+static void
+amap_put(struct amap *m, uint64_t h, const int *key, size_t len, int truth)
+{
+	size_t i;
+
+	for (i = h & (m->cap - 1); m->v[i].key; i = (i + 1) & (m->cap - 1))
+		;
+	m->v[i].h = h;
+	m->v[i].key = key;
+	m->v[i].len = len;
+	m->v[i].truth = truth;
+}
+
 static int
 amap_eval(const struct amap *m, const int *key, size_t len)
 {
@@ -950,6 +955,19 @@ split_clauses(struct th *t, int b, int nb)
 		}
 	}
 	return 0;
+}
+
+/* Splits one constant of block b off into a new block of its own;
+ * returns that block, -1 out of memory. */
+static int
+split_one(struct th *t, int b)
+{
+	int nb = th_add_block(t, 1, t->type[b]);
+
+	if (nb < 0 || split_clauses(t, b, nb) < 0)
+		return -1;
+	t->size[b]--;
+	return nb;
 }
 
 /* --- cache ------------------------------------------------------------ */
@@ -1818,19 +1836,14 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 		uint64_t h = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key);
 		struct prop *p;
 		double q;
-		size_t i;
 		if (ix->slots[c] != 0)
 			continue;
-		pk[na].h = h;
-		pk[na].k = (int)prop_draw(g, h ^ 0x9e3779b97f4a7c15ULL, 1, &p, &q);
+		/* the atom's proposal: apart from nodes keyed by theory */
+		pk[na].h = h ^ 0x9e3779b97f4a7c15ULL;
+		pk[na].k = (int)prop_draw(g, pk[na].h, 1, &p, &q);
 		lq += q;
 		expected -= ix->atoms[c];
-		for (i = h & (m.cap - 1); m.v[i].key; i = (i + 1) & (m.cap - 1))
-			;
-		m.v[i].h = h;
-		m.v[i].key = o->key;
-		m.v[i].len = o->len;
-		m.v[i].truth = pk[na].k;
+		amap_put(&m, h, o->key, o->len, pk[na].k);
 		track_set(g, o->key, o->len, pk[na].k);
 		na++;
 	}
@@ -1862,7 +1875,7 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 	*out = konst + z - lq;
 	for (size_t i = 0; i < na && *out > -INFINITY; i++) {
 		struct prop *p = g->o.proposal == ENG_PROP_UNIFORM ? NULL :
-		    prop_get(g, pk[i].h ^ 0x9e3779b97f4a7c15ULL, 1);
+		    prop_get(g, pk[i].h, 1);
 		if (!p)
 			continue;
 		p->visits++;
@@ -2023,12 +2036,10 @@ ground_one(struct eng *g, struct th *t, struct index *ix, int cls,
 		memcpy(g->step, step, sizeof step);
 	}
 	plan_line(g, "%s", step);
-	if ((nb = th_add_block(t, 1, t->type[b])) < 0 ||
-	    split_clauses(t, b, nb) < 0) {
+	if ((nb = split_one(t, b)) < 0) {
 		th_free(t);
 		return err_oom(g->e);
 	}
-	t->size[b]--;
 	expected = ix->total;
 	index_free(ix);
 	return solve_child(g, t, NULL, expected, out);
@@ -2089,7 +2100,7 @@ limits(struct eng *g, const struct th *t)
 		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
 		    "lis)", (long long)g->o.max_nodes, g->step[0] ? " while " : "",
 		    g->step);
-	if (g->o.max_seconds > 0 && now_s() - g->t0 > g->o.max_seconds)
+	if (g->o.max_seconds > 0 && now_seconds() - g->t0 > g->o.max_seconds)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-seconds %g%s%s: the theory does not lift (try --method "
 		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
@@ -2327,7 +2338,7 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 	g->try_cap = INFINITY;
 	if (o)
 		g->o = *o;
-	g->t0 = now_s();
+	g->t0 = now_seconds();
 	if (!(g->boff = xcalloc((size_t)nt + 1, sizeof *g->boff)) ||
 	    !(g->top = xcalloc(1, sizeof *g->top)))
 		goto oom;
@@ -2452,8 +2463,26 @@ keep_component(struct th *t, const struct index *ix, int qc)
 	return 0;
 }
 
+/* The key of the class of pred's atoms with arguments in the theory's
+ * blocks block[] (of each argument's type), equal as eq[] says; returns
+ * its length. */
+static size_t
+top_key(const struct eng *g, int pred, const int *block, const int *eq,
+    int *key)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+
+	key[0] = pred;
+	for (int i = 0; i < p->arity; i++) {
+		key[1 + 2 * i] = g->boff[p->types[i]] + block[i];
+		key[2 + 2 * i] = eq[i];
+	}
+	return 1 + 2 * (size_t)p->arity;
+}
+
 /* A copy of the component of the top theory that holds class key (NULL
- * when no clause has it); out NULL: only *n, its number of clauses. */
+ * when no clause has it); out NULL: only *n, its number of clauses
+ * (n may be NULL when out is not); *comp (if not NULL): its number. */
 static int
 top_component(struct eng *g, const int *key, size_t len, struct th **out,
     size_t *n, int *comp)
@@ -2464,7 +2493,8 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 
 	if (out)
 		*out = NULL;
-	*n = 0;
+	if (n)
+		*n = 0;
 	if (!ix) {
 		int *cl;
 		if (!(ix = xcalloc(1, sizeof *ix)))
@@ -2535,27 +2565,21 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	struct th *t;
 	int key[130], nb[64], rc;
-	size_t len = 1 + 2 * (size_t)p->arity;
+	size_t len = top_key(g, pred, block, eq, key);
 	struct asg as = { 1, { key }, { len }, { 1 } };
 	struct index ix;
 	int found = 0;
 	double k, assigned, atoms;
-	size_t atoms_n;
 
 	as.truth[0] = truth;
 	*out = NULL;
 	*known = -1;
 	/* fixed by a hard unit clause of the theory? */
-	key[0] = pred;
-	for (int i = 0; i < p->arity; i++) {
-		key[1 + 2 * i] = g->boff[p->types[i]] + block[i];
-		key[2 + 2 * i] = eq[i];
-	}
 	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
 		*known = rc;
 		return 0;
 	}
-	if ((rc = top_component(g, key, len, &t, &atoms_n, NULL)) < 0)
+	if ((rc = top_component(g, key, len, &t, NULL, NULL)) < 0)
 		return err_oom(g->e);
 	if (!t) {
 		/* in no clause: a free atom */
@@ -2569,12 +2593,10 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 			continue;
 		}
 		if (t->size[b] > 1) {
-			if ((nb[i] = th_add_block(t, 1, t->type[b])) < 0 ||
-			    split_clauses(t, b, nb[i]) < 0) {
+			if ((nb[i] = split_one(t, b)) < 0) {
 				th_free(t);
 				return err_oom(g->e);
 			}
-			t->size[b]--;
 		} else
 			nb[i] = b;
 		key[1 + 2 * i] = nb[i];
@@ -2750,10 +2772,8 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
     int *slot, struct err *e)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
-	size_t len = 1 + 2 * (size_t)p->arity, i;
-	int *key;
-
-	int nb[64], split = 0;
+	size_t len = 1 + 2 * (size_t)p->arity;
+	int *key, nb[64], split = 0;
 
 	*slot = -1;
 	/* A class of several atoms: one atom stands for it, its constants
@@ -2778,10 +2798,8 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 		if ((size_t)j >= r->n) {
 			int oom = 0, x = b;
 			if (g->top->size[b] > 1) {
-				if ((x = th_add_block(g->top, 1, g->top->type[b])) < 0 ||
-				    split_clauses(g->top, b, x) < 0)
+				if ((x = split_one(g->top, b)) < 0)
 					return err_oom(e);
-				g->top->size[b]--;
 				split = 1;
 			}
 			ib_add(r, x, &oom);
@@ -2821,13 +2839,8 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 		for (int k = 0; k < g->ntrk; k++) {
 			const int *kk = g->trk_keys + (size_t)k * 129;
 			size_t kl = 1 + 2 * (size_t)g->ct->m->preds.v[kk[0]].arity;
-			uint64_t h = fnv1a(FNV_INIT, kk, kl * sizeof *kk);
-			for (i = h & (cap - 1); v[i].key; i = (i + 1) & (cap - 1))
-				;
-			v[i].h = h;
-			v[i].key = kk;
-			v[i].len = kl;
-			v[i].truth = k;
+			amap_put(&g->trk, fnv1a(FNV_INIT, kk, kl * sizeof *kk), kk, kl,
+			    k);
 		}
 	}
 	key = g->trk_keys + (size_t)g->ntrk * 129;
@@ -2838,16 +2851,8 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 	}
 	if ((*slot = amap_eval(&g->trk, key, len)) >= 0)
 		return 0;
-	{
-		uint64_t h = fnv1a(FNV_INIT, key, len * sizeof *key);
-		for (i = h & (g->trk.cap - 1); g->trk.v[i].key;
-		    i = (i + 1) & (g->trk.cap - 1))
-			;
-		g->trk.v[i].h = h;
-		g->trk.v[i].key = key;
-		g->trk.v[i].len = len;
-		g->trk.v[i].truth = g->ntrk;
-	}
+	amap_put(&g->trk, fnv1a(FNV_INIT, key, len * sizeof *key), key, len,
+	    g->ntrk);
 	*slot = g->ntrk++;
 	return 0;
 }
@@ -2864,13 +2869,8 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	int key[130], rc;
-	size_t len = 1 + 2 * (size_t)p->arity;
+	size_t len = top_key(g, pred, block, eq, key);
 
-	key[0] = pred;
-	for (int i = 0; i < p->arity; i++) {
-		key[1 + 2 * i] = g->boff[p->types[i]] + block[i];
-		key[2 + 2 * i] = eq[i];
-	}
 	*size = 0;
 	*comp = -1;
 	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
@@ -2880,15 +2880,27 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 	if (top_component(g, key, len, NULL, size, comp) < 0)
 		return -1;
 	/* a ground atom in no clause is free; a class of several atoms
-	 * may have one split off by cond_theory: not known here */
+	 * may have one split off by cond_theory: not known here.  The
+	 * theory's own block sizes: eng_track may have split the top's. */
 	for (int a = 0; a < p->arity && *size == 0; a++)
-		if (g->top->size[key[1 + 2 * a]] != 1)
+		if (g->ct->sp->size[p->types[a]][block[a]] != 1)
 			return 0;
 	if (*size == 0) {
 		*prob = 0.5;
 		return 1;
 	}
 	return 0;
+}
+
+int
+eng_target_exact(const struct eng_target *tg)
+{
+	if (tg->konst == -INFINITY)
+		return 1;
+	for (size_t k = 0; k < tg->nparts; k++)
+		if (!tg->part[k].exact)
+			return 0;
+	return 1;
 }
 
 size_t

@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "sqlift.h"
 #include "lifted/theory.h"
@@ -240,15 +239,6 @@ meet(const struct si_tuple *t, const struct si_space *sp,
 	return 0;
 }
 
-static double
-mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* out gets t minus every tuple of set (lifted), as disjoint pieces; -1
  * out of memory or past deadline (0: none). */
 static int
@@ -261,7 +251,7 @@ minus(const struct si_tuple *t, const struct si_space *sp,
 	if (si_canon(t, sp, &cur) < 0)
 		goto fail;
 	for (size_t i = 0; i < set->v.n; i++) {
-		if (deadline > 0 && mono_s() > deadline)
+		if (deadline > 0 && now_seconds() > deadline)
 			goto fail;
 		struct si_tuple *x = lift(t, sp, l, set->v.v[i], arity);
 		if (!x)
@@ -317,7 +307,7 @@ fold(struct ct_theory *t, const struct ct_clause *c, double *konst,
 		for (size_t i = 0; i < cur.n; i++) {
 			struct si_set sat = { 0 }, fal = { 0 }, rest = { 0 };
 			const struct si_tuple *x = cur.v[i].t;
-			if (t->deadline > 0 && (i & 15) == 0 && mono_s() > t->deadline) {
+			if (t->deadline > 0 && (i & 15) == 0 && now_seconds() > t->deadline) {
 				rc = -2;
 				goto done;
 			}
@@ -353,7 +343,7 @@ fold(struct ct_theory *t, const struct ct_clause *c, double *konst,
 			si_set_free(&fal);
 			si_set_free(&rest);
 			if (r) {
-				if (t->deadline > 0 && mono_s() > t->deadline)
+				if (t->deadline > 0 && now_seconds() > t->deadline)
 					rc = -2;
 				goto done;
 			}
@@ -761,7 +751,7 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 	}
 	t->m = m;
 	if (ev && ev->max_seconds > 0)
-		t->deadline = mono_s() + ev->max_seconds;
+		t->deadline = now_seconds() + ev->max_seconds;
 	t->dom = dom;
 	for (int k = 0; k < nt; k++)
 		if (!(named[k] = xcalloc((size_t)dom[k].n + 1, 1)) ||

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sqlift.h"
 #include "util/util.h"
@@ -309,4 +310,13 @@ log_add(double a, double b)
 		b = t;
 	}
 	return a + log1p(exp(b - a));
+}
+
+double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }

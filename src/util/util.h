@@ -74,4 +74,7 @@ uint64_t fnv1a(uint64_t h, const void *p, size_t n);
 /* log(exp(a) + exp(b)), exact at -inf. */
 double log_add(double a, double b);
 
+/* Seconds on the monotonic clock, for time limits and timings. */
+double now_seconds(void);
+
 #endif

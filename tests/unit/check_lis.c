@@ -261,20 +261,11 @@ int
 main(void)
 {
 	Suite *s = suite_create("lis");
-	TCase *tc = tcase_create("lis");
-	SRunner *sr;
-	int failed;
+	TCase *tc = tu_tcase(s, 1);
 
-	tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
-	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_lis_coverage, 0,
 	    (int)(sizeof cfg / sizeof *cfg));
 	tcase_add_test(tc, test_lis_reproducible);
 	tcase_add_test(tc, test_lis_path_exact);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return tu_run(s);
 }

@@ -180,27 +180,43 @@ tu_rnd_formula(struct buf *b, unsigned *st, int depth)
 	buf_puts(b, ")");
 }
 
-/* Runs the tests of one suite (with the temporary-folder fixture when
- * fixture is set); the exit status of a test program. */
-static inline int
-tu_main(const char *name, int fixture, const TTest *const *tests, size_t n)
+/* The test case of suite s (with the temporary-folder fixture when
+ * fixture is set, and a 600 s timeout). */
+static inline TCase *
+tu_tcase(Suite *s, int fixture)
 {
-	Suite *s = suite_create(name);
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
 
 	if (fixture)
 		tcase_add_checked_fixture(tc, tu_setup, tu_teardown);
 	tcase_set_timeout(tc, 600);
-	for (size_t i = 0; i < n; i++)
-		tcase_add_test(tc, tests[i]);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
+	return tc;
+}
+
+/* Runs suite s; the exit status of a test program. */
+static inline int
+tu_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? 1 : 0;
+}
+
+/* Runs the tests of one suite, as tu_tcase() and tu_run(). */
+static inline int
+tu_main(const char *name, int fixture, const TTest *const *tests, size_t n)
+{
+	Suite *s = suite_create(name);
+	TCase *tc = tu_tcase(s, fixture);
+
+	for (size_t i = 0; i < n; i++)
+		tcase_add_test(tc, tests[i]);
+	return tu_run(s);
 }
 
 #define ck_assert_close(a, b, tol) do { \
