@@ -1248,19 +1248,39 @@ components(const struct th *t, const struct index *ix, int **comp)
 	return nc;
 }
 
+/* Moves the clauses of t into parts[0 .. nc), clause i into comp[i]'s
+ * (from components()), and frees t; -1 out of memory (parts then hold
+ * what was moved). */
+static int
+th_distribute(struct th *t, const int *comp, int nc, struct th **parts)
+{
+	int rc = 0;
+
+	for (int k = 0; k < nc && !rc; k++)
+		if (!(parts[k] = th_empty_like(t)))
+			rc = -1;
+	for (size_t i = 0; i < t->c.n && !rc; i++) {
+		rc = th_push(parts[comp[i]], t->c.v[i]);  /* takes the clause */
+		t->c.v[i] = NULL;
+	}
+	th_free(t);
+	return rc < 0 ? -1 : 0;
+}
+
 /* AND decomposition: returns 1 and solves when t has several
  * components. Takes t in that case. */
 static int
 decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
     int *rc)
 {
-	int n = (int)t->c.n, *comp, ncomp = components(t, ix, &comp);
+	int *comp, ncomp = components(t, ix, &comp);
 	struct th **parts = NULL;
 	double sum = 0;
 
 	*rc = 0;
 	if (ncomp < 0) {
 		*rc = err_oom(g->e);
+		th_free(t);
 		return 1;
 	}
 	if (ncomp < 2) {
@@ -1269,23 +1289,12 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 	}
 	g->st.decompositions++;
 	plan_line(g, "AND: %d independent parts", ncomp);
-	if (!(parts = xcalloc((size_t)ncomp, sizeof *parts)))
+	if (!(parts = xcalloc((size_t)ncomp, sizeof *parts))) {
+		th_free(t);
 		goto oom;
-	for (int k = 0; k < ncomp; k++)
-		if (!(parts[k] = th_empty_like(t)))
-			goto oom;
-	for (int i = 0; i < n; i++) {
-		if (th_push(parts[comp[i]], t->c.v[i]) < 0) {
-			for (int j = i + 1; j < n; j++)
-				free(t->c.v[j]);
-			t->c.n = 0;
-			goto oom;
-		}
-		t->c.v[i] = NULL;
 	}
-	t->c.n = 0;
-	th_free(t);
-	t = NULL;
+	if (th_distribute(t, comp, ncomp, parts) < 0)
+		goto oom;
 	for (int k = 0; k < ncomp; k++) {
 		double z;
 		struct th *p = parts[k];
@@ -1300,7 +1309,6 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 	goto done;
 oom:
 	*rc = err_oom(g->e);
-	th_free(t);
 done:
 	for (int k = 0; parts && k < ncomp; k++)
 		th_free(parts[k]);
@@ -2702,38 +2710,27 @@ struct eng_target {
 static int
 target_split(struct eng *g, struct eng_target *tg)
 {
-	struct th *t = tg->t;
+	struct th *t = tg->t, **parts = NULL;
 	struct index ix;
-	int n = (int)t->c.n, *comp = NULL, nc;
+	int *comp = NULL, nc, rc = -1;
 
 	tg->size = t->c.n;
 	if (index_build(g, t, &ix) < 0)
 		return -1;
 	nc = components(t, &ix, &comp);
 	index_free(&ix);
-	if (nc < 0 || !(tg->part = xcalloc((size_t)nc + 1, sizeof *tg->part)))
-		goto oom;
+	if (nc < 0 || !(tg->part = xcalloc((size_t)nc + 1, sizeof *tg->part)) ||
+	    !(parts = xcalloc((size_t)nc + 1, sizeof *parts)))
+		goto done;
+	tg->t = NULL;
+	rc = th_distribute(t, comp, nc, parts);
 	tg->nparts = (size_t)nc;
 	for (int k = 0; k < nc; k++)
-		if (!(tg->part[k].t = th_empty_like(t)))
-			goto oom;
-	for (int i = 0; i < n; i++) {
-		if (th_push(tg->part[comp[i]].t, t->c.v[i]) < 0) {
-			for (int j = i + 1; j < n; j++)
-				free(t->c.v[j]);
-			t->c.n = 0;
-			goto oom;
-		}
-		t->c.v[i] = NULL;
-	}
-	t->c.n = 0;
-	th_free(t);
-	tg->t = NULL;
+		tg->part[k].t = parts[k];
+done:
+	free(parts);
 	free(comp);
-	return 0;
-oom:
-	free(comp);
-	return -1;
+	return rc;
 }
 
 int
