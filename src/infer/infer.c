@@ -466,7 +466,7 @@ build_theory(struct run *r, int normal, struct built *b)
 		b->md[ty].n = r->dom[ty].n;
 		b->md[ty].names = r->dom[ty].names;
 	}
-	if ((rc = mln_to_clauses(r->m, b->md, &b->c, &b->k, e)))
+	if ((rc = mln_to_clauses(r->m, b->md, 0, &b->c, &b->k, e)))
 		return rc;
 	if (!(b->closed = xcalloc(b->c->preds.n + 1, sizeof *b->closed)))
 		return err_oom(e);

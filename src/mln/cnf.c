@@ -3,7 +3,20 @@
  * the model; here a formula whose CNF has several clauses gets an
  * auxiliary atom A(free vars) with hard clauses A <=> F and the weight on
  * A, and a conjunction of literals becomes its negation (one clause) with
- * the weight negated plus a constant.  Both keep Z and every marginal. */
+ * the weight negated plus a constant.  Both keep Z and every marginal.
+ *
+ * Quantifiers are expanded over the domain, except a universal one in a
+ * hard formula, or in a soft formula G where G is F (weight w > 0) or !F
+ * (w < 0): its variable becomes a clause variable.  Such a soft formula
+ * gets A(free vars) with hard clauses A => G only and the weight
+ * log(e^|w| - 1) on A, since summing out A gives 1 + (e^|w| - 1) [G] =
+ * e^(|w| [G]); w < 0 adds the constant w, as e^(w [F]) = e^w e^(-w [!F]).
+ * That weight holds for sums (Z, marginals); for the heaviest world
+ * (max) it is |w|, as max(1, e^|w| [G]) = e^(|w| [G]), so the caller says
+ * which it wants.
+ * So Tuffy's "-2.47 EXIST y !student(x) v advisedBy(x,y)" needs no
+ * clause over every constant.  Weight 0 multiplies every world by 1 and
+ * is dropped. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +30,10 @@ struct cctx {
 	const struct mln_domain *d;
 	const struct mln_formula *f;
 	int *subst;            /* per var: -1 or constant of out */
+	int *once;             /* per var: bound by exactly one quantifier */
+	int *lifted;           /* per var: a clause variable, not expanded */
+	int lift;              /* keep universal quantifiers as variables */
+	int max;               /* clauses for the max semiring */
 	int oom;
 };
 
@@ -132,11 +149,50 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 		    mk(c, MLN_OR, nnf(c, n->a, 1), nnf(c, n->b, neg)),
 		    mk(c, MLN_OR, nnf(c, n->a, 0), nnf(c, n->b, !neg)));
 	case MLN_EXIST:
-		return expand(c, n, 0, !neg, neg);
 	case MLN_FORALL:
-		return expand(c, n, 0, neg, neg);
+		if (c->lift && (n->kind == MLN_EXIST) == neg) {
+			int ok = 1;
+			for (int i = 0; i < n->nq; i++)
+				ok &= c->once[n->qvars[i]];
+			if (ok) {
+				for (int i = 0; i < n->nq; i++)
+					c->lifted[n->qvars[i]] = 1;
+				return nnf(c, n->a, neg);
+			}
+		}
+		return expand(c, n, 0, (n->kind == MLN_EXIST) != neg, neg);
 	}
 	return NULL;
+}
+
+/* Counts in once[] the quantifiers binding each variable; returns
+ * whether n has a quantifier. */
+static int
+count_bound(const struct mln_node *n, int *once)
+{
+	int q;
+
+	if (!n)
+		return 0;
+	q = n->kind == MLN_EXIST || n->kind == MLN_FORALL;
+	for (int i = 0; q && i < n->nq; i++)
+		once[n->qvars[i]]++;
+	q |= count_bound(n->a, once);
+	return count_bound(n->b, once) | q;
+}
+
+/* Marks in seen[] the variables of n's literals. */
+static void
+mark_vars(const struct mln_node *n, int *seen)
+{
+	if (!n)
+		return;
+	for (int i = 0; (n->kind == MLN_ATOM || n->kind == MLN_EQ) &&
+	    i < n->nargs; i++)
+		if (n->args[i].var >= 0)
+			seen[n->args[i].var] = 1;
+	mark_vars(n->a, seen);
+	mark_vars(n->b, seen);
 }
 
 /* A clause is a list of borrowed literal nodes; a CNF a list of those. */
@@ -272,11 +328,12 @@ add_formula(struct cctx *c, struct mln_node *root, double w, int hard)
 	g.free = xcalloc((size_t)f->nvars + 1, sizeof *g.free);
 	if (!g.vars || !g.vartypes || !g.free)
 		goto fail;
+	mark_vars(root, g.free);
 	for (int i = 0; i < f->nvars; i++) {
 		if (!(g.vars[i] = xstrdup(f->vars[i])))
 			goto fail;
 		g.vartypes[i] = f->vartypes[i];
-		g.free[i] = f->free[i];
+		g.free[i] = f->free[i] || (g.free[i] && c->lifted[i]);
 	}
 	if (!(g.text = mln_formula_text(c->out, &g)) ||
 	    VEC_PUSH(c->out->formulas, g) < 0)
@@ -399,8 +456,49 @@ fail:
 	return NULL;
 }
 
+/* A soft formula F with weight w != 0 whose G (F if w > 0, else !F) has
+ * a universal quantifier to keep: hard clauses A => G, the weight
+ * log(e^|w| - 1) on A and the constant min(w, 0) per grounding.  Returns
+ * 1 if done, 0 if G has no such quantifier (nothing added), -1 when out
+ * of memory. */
+static int
+lifted_soft(struct cctx *c, int naux, double groundings, double *log_const)
+{
+	const struct mln_formula *f = c->f;
+	double a = fabs(f->weight);
+	struct mln_node *g, *x;
+	cnf_t cg = { 0 };
+	int any = 0, rc = -1;
+
+	c->lift = 1;
+	g = nnf(c, f->root, f->weight < 0);
+	c->lift = 0;
+	for (int i = 0; i < f->nvars; i++)
+		any |= c->lifted[i];
+	if (!g || c->oom || !any) {
+		mln_node_free(g);
+		return c->oom ? -1 : 0;
+	}
+	if (to_cnf(g, &cg) < 0 || !(x = aux_atom(c, naux)))
+		goto done;
+	for (size_t i = 0; i < cg.n && !c->oom; i++) {
+		struct mln_node *na = mk(c, MLN_NOT, mln_node_copy(x), NULL);
+		if (add_formula(c, clause_node(c, &cg.v[i], 0, na), 0, 1) < 0)
+			c->oom = 1;
+	}
+	if (c->oom)
+		mln_node_free(x);
+	else if (add_formula(c, x, c->max ? a : a + log(-expm1(-a)), 0) == 0)
+		rc = 1;
+	*log_const += fmin(f->weight, 0) * groundings;
+done:
+	cnf_free(&cg);
+	mln_node_free(g);
+	return rc;
+}
+
 int
-mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
+mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
     struct mln_model **out, double *log_const, struct err *e)
 {
 	struct cctx c = { 0 };
@@ -410,6 +508,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
 	*log_const = 0;
 	c.m = m;
 	c.d = d;
+	c.max = max;
 	if (!(c.out = copy_signature(m)))
 		return err_oom(e);
 	for (size_t k = 0; k < m->formulas.n && !c.oom; k++) {
@@ -417,19 +516,39 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
 		struct mln_node *pos = NULL, *neg = NULL;
 		cnf_t cp = { 0 }, cn = { 0 };
 		double groundings = 1;
-		int units = 1;
+		int units = 1, quant;
 
 		c.f = f;
 		free(c.subst);
-		if (!(c.subst = xmalloc(((size_t)f->nvars + 1) * sizeof *c.subst))) {
+		free(c.once);
+		free(c.lifted);
+		c.subst = xmalloc(((size_t)f->nvars + 1) * sizeof *c.subst);
+		c.once = xcalloc((size_t)f->nvars + 1, sizeof *c.once);
+		c.lifted = xcalloc((size_t)f->nvars + 1, sizeof *c.lifted);
+		if (!c.subst || !c.once || !c.lifted) {
 			c.oom = 1;
 			break;
 		}
+		quant = count_bound(f->root, c.once);
 		for (int i = 0; i < f->nvars; i++) {
 			c.subst[i] = -1;
+			c.once[i] = c.once[i] == 1;
 			if (f->free[i])
 				groundings *= d[f->vartypes[i]].n;
 		}
+		if (!f->hard && f->weight == 0)
+			continue;
+		if (quant && !f->hard) {
+			switch (lifted_soft(&c, naux, groundings, log_const)) {
+			case 1:
+				naux++;
+				continue;
+			case -1:
+				c.oom = 1;
+				continue;
+			}
+		}
+		c.lift = f->hard;
 		if (!(pos = nnf(&c, f->root, 0)) || to_cnf(pos, &cp) < 0) {
 			c.oom = 1;
 			goto next;
@@ -488,6 +607,8 @@ next:
 		mln_node_free(neg);
 	}
 	free(c.subst);
+	free(c.once);
+	free(c.lifted);
 	if (c.oom) {
 		mln_free(c.out);
 		return err_oom(e);

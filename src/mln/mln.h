@@ -92,11 +92,14 @@ struct mln_domain {
  * that clause; a conjunction of literals becomes the negated clause with
  * the negated weight and a constant; otherwise an auxiliary predicate A
  * with hard clauses A <=> F and a unit clause carrying the weight.
- * Existential quantifiers are expanded over the domains.  The result is a
- * new model (preds and constants copied, aux preds appended) whose
- * formulas are all clauses (d[t] gives type t's constants); *log_const
- * gets what must be added to the clauses' log Z to give the model's. */
+ * Quantifiers are expanded over the domains, except universal ones that
+ * can stay clause variables (see cnf.c); a formula with weight 0 is
+ * dropped.  The result is a new model (preds and constants copied, aux
+ * preds appended) whose formulas are all clauses (d[t] gives type t's
+ * constants); *log_const gets what must be added to the clauses' log Z
+ * to give the model's.  max: the clauses are for the heaviest world (the
+ * max semiring), where some auxiliary weights differ from those for Z. */
 int mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
-    struct mln_model **out, double *log_const, struct err *e) WUR;
+    int max, struct mln_model **out, double *log_const, struct err *e) WUR;
 
 #endif

@@ -23,7 +23,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			d[t].n = 2;
 			d[t].names = names;
 		}
-		if (mln_to_clauses(m, d, &c, &k, &e) == 0)
+		if (mln_to_clauses(m, d, 0, &c, &k, &e) == 0)
 			mln_free(c);
 		free(d);
 	}

@@ -2,7 +2,8 @@
  * Sum and max: log Z, and the log weight of the heaviest world.
  * Random models over up to four predicates of arity up to two and two
  * types (domains of 1..4 and 1..3 constants), weights of both signs,
- * hard formulas, constants, equalities: log Z of the engine (every
+ * hard formulas, weight 0, constants, equalities, EXIST and FORALL
+ * (kept as clause variables or expanded): log Z of the engine (every
  * ordering heuristic, with and without the cache) equals brute force on
  * the original formulas; with random evidence, through the database,
  * log Z and every query marginal equal --method brute's.  Closed forms
@@ -66,10 +67,20 @@ rnd_model(struct buf *b, int nt, int nu, int npreds, int nformulas)
 		buf_puts(b, (const char *[]){ "P(t)\n", "Q(t)\n", "R(t,t)\n",
 		    "S(t,u)\n" }[i]);
 	for (int i = 0; i < nformulas; i++) {
-		int hard = rnd(6) == 0;
+		int hard = rnd(6) == 0, q = (int)rnd(8);
+		struct buf f;
 		if (!hard)
-			buf_printf(b, "%.3f ", ((int)rnd(2001) - 1000) / 400.0);
-		rnd_formula(b, npreds);
+			buf_printf(b, "%.3f ", q == 7 ? 0.0 :
+			    ((int)rnd(2001) - 1000) / 400.0);
+		buf_init(&f);
+		rnd_formula(&f, npreds);
+		/* one in three binds y: EXIST or FORALL (kept as a clause
+		 * variable where the conversion can) */
+		if (q < 3 && strchr(f.s, 'y'))
+			buf_printf(b, "%s y (%s)", q ? "EXIST" : "FORALL", f.s);
+		else
+			buf_puts(b, f.s);
+		buf_free(&f);
 		buf_puts(b, hard ? ".\n" : "\n");
 	}
 }
@@ -137,15 +148,24 @@ START_TEST(test_engine_random_models)
 		}
 		d = tu_domains(m);
 		md = tu_mln_domains(m, d);
-		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
 		rc1 = tu_brute_model_max(m, d, &lz1, &max1, &e);
 		if (rc1 == SQLIFT_ELIMIT)
 			goto next;
 		rc2 = ct_build(c, d, NULL, &t, &e);
-		/* the same engine with max for sum: the heaviest world */
+		/* the same engine with max for sum: the heaviest world, on the
+		 * clauses for max */
 		if (rc2 == 0) {
-			double mx = 0;
-			int rc = engine_run(t, ENG_MAX, ENG_MIN_TABLE, 0, &mx, NULL, &e);
+			struct mln_model *cm = NULL;
+			struct ct_theory *tm = NULL;
+			double mx = 0, km = 0;
+			int rc;
+			ck_assert_int_eq(mln_to_clauses(m, md, 1, &cm, &km, &e), 0);
+			ck_assert_int_eq(ct_build(cm, d, NULL, &tm, &e), 0);
+			rc = engine_run(tm, ENG_MAX, ENG_MIN_TABLE, 0, &mx, NULL, &e);
+			mx += km - k;
+			ct_free(tm);
+			mln_free(cm);
 			ck_assert_msg(rc == rc1, "seed %u max: status %d vs %d", seed, rc,
 			    rc1);
 			if (rc1 == 0)
@@ -302,7 +322,7 @@ engine_model(const char *text, struct eng_stats *st)
 	    e.msg);
 	d = tu_domains(m);
 	md = tu_mln_domains(m, d);
-	ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
 	ck_assert_int_eq(ct_build(c, d, NULL, &t, &e), 0);
 	ck_assert_msg(engine_log_z(t, ENG_MIN_TABLE, 0, &lz, st, &e) == 0, "%s",
 	    e.msg);

@@ -178,7 +178,7 @@ START_TEST(test_clauses_keep_log_z)
 		}
 		d = tu_domains(m);
 		md = tu_mln_domains(m, d);
-		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
 		for (size_t i = 0; i < c->preds.n; i++)
 			aux += c->preds.v[i].aux;
 		rc1 = tu_brute_model(m, d, &lz1, &e);

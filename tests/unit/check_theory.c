@@ -49,7 +49,7 @@ START_TEST(test_theory_keeps_log_z)
 		}
 		d = tu_domains(m);
 		md = tu_mln_domains(m, d);
-		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
 		rc1 = tu_brute_model(m, d, &lz1, &e);
 		rc2 = ct_build(c, d, NULL, &t, &e);
 		if (rc2 == 0) {
@@ -152,7 +152,7 @@ START_TEST(test_theory_with_evidence)
 		ck_assert_int_eq(store_begin(st, &e), 0);
 		ck_assert_int_eq(store_domains(st, m, &dom, &e), 0);
 		md = tu_mln_domains(m, dom);
-		ck_assert_int_eq(mln_to_clauses(m, md, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
 		closed = calloc(c->preds.n + 1, sizeof *closed);
 		for (size_t p = 0; p < m->preds.n; p++) {
 			int64_t cnt = 0;
