@@ -93,7 +93,9 @@ struct eng {
 	int top_done;
 	double top_z;
 	struct index *top_ix;  /* of top, for marginals: its classes, */
-	int *top_root;         /* and per clause its component (components) */
+	int *top_root;         /* and per clause its component (components), */
+	int *top_first;        /* component r's clauses: top_cls[top_first[r] */
+	int *top_cls;          /* .. top_first[r + 1]) */
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
 	char step[200];        /* the largest grounding, for limit messages */
@@ -1165,6 +1167,7 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val)
 /* --- the rules -------------------------------------------------------- */
 
 static int solve(struct eng *g, struct th *t, double *out);
+static int top_drop(struct eng *g);
 
 /* Simplifies child (under as) whose unknown atoms were `expected`, and
  * solves it; *out gets its log Z with constants and free atoms.  Takes
@@ -1792,6 +1795,21 @@ prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp, double *lq)
 	return lo;
 }
 
+/* The probability of 1 of the Bernoulli proposal of node (h, 1). */
+static double
+prop_p1(struct eng *g, uint64_t h)
+{
+	struct prop *p = NULL;
+
+	if (g->o.proposal != ENG_PROP_UNIFORM)
+		p = prop_get(g, h, 1);
+	if (!p)
+		return 0.5;
+	if (p->built != p->visits)
+		prop_build(g, p);
+	return (p->cdf[1] - p->cdf[0]) / p->cdf[1];
+}
+
 /* What a draw of k gave: val = log C(n,k) Z(k) (estimated). */
 static void
 prop_update(struct prop *p, int64_t k, double val, double lq)
@@ -1844,7 +1862,7 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 		uint64_t h = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key);
 		struct prop *p;
 		double q;
-		if (ix->slots[c] != 0)
+		if (ix->slots[c] != 0 || is_aux(g, ix, c))
 			continue;
 		/* the atom's proposal: apart from nodes keyed by theory */
 		pk[na].h = h ^ 0x9e3779b97f4a7c15ULL;
@@ -2124,6 +2142,7 @@ solve(struct eng *g, struct th *t, double *out)
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
 	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch = 0;
+	int skip_key = 0;
 
 	if ((rc = limits(g, t))) {
 		th_free(t);
@@ -2143,7 +2162,16 @@ solve(struct eng *g, struct th *t, double *out)
 		index_free(&ix);
 		return rc;
 	}
-	if (!g->o.no_cache || sampling) {
+	if (sampling && (g->o.exact_budget == 0 || ix.total >= g->try_cap)) {
+		/* too big to try exactly, and drawn at once (batch_sample)
+		 * if it has that many atoms: such a node needs no key (a
+		 * cache hit is unlikely, and only lowers the variance) */
+		int na = 0;
+		for (int c = 0; c < ix.ncls && na < BATCH_MIN; c++)
+			na += ix.slots[c] == 0 && !is_aux(g, &ix, c);
+		skip_key = na >= BATCH_MIN;
+	}
+	if ((!g->o.no_cache || sampling) && !skip_key) {
 		struct centry *c;
 		if (cache_key(g, t, &key) < 0) {
 			rc = err_oom(g->e);
@@ -2214,10 +2242,13 @@ solve(struct eng *g, struct th *t, double *out)
 	cls = pick_class(g, t, &ix);
 	if (sampling) {
 		/* many ground atoms: first, all at once (batch_sample); a
-		 * few: one by one, each proposal knowing the earlier draws */
+		 * few: one by one, each proposal knowing the earlier draws.
+		 * Auxiliary atoms are left to the others, which force them
+		 * or leave them free: drawn at once with them, they would
+		 * break the hard clauses A <=> F in most samples */
 		int na = 0, first = -1;
 		for (int c = 0; c < ix.ncls; c++)
-			if (ix.slots[c] == 0 && na++ == 0)
+			if (ix.slots[c] == 0 && !is_aux(g, &ix, c) && na++ == 0)
 				first = c;
 		batch = na >= BATCH_MIN;
 		if (batch)
@@ -2408,10 +2439,7 @@ eng_free(struct eng *g)
 	free(g->trk.v);
 	free(g->trk_keys);
 	free(g->trk_v);
-	if (g->top_ix)
-		index_free(g->top_ix);
-	free(g->top_ix);
-	free(g->top_root);
+	top_drop(g);
 	th_free(g->top);
 	free(g->top_units.v);
 	for (size_t i = 0; i < g->capprops; i++)
@@ -2488,6 +2516,22 @@ top_key(const struct eng *g, int pred, const int *block, const int *eq,
 	return 1 + 2 * (size_t)p->arity;
 }
 
+/* Frees the index of the top theory and its components (it is rebuilt
+ * when needed); returns -1. */
+static int
+top_drop(struct eng *g)
+{
+	if (g->top_ix)
+		index_free(g->top_ix);
+	free(g->top_ix);
+	free(g->top_root);
+	free(g->top_first);
+	free(g->top_cls);
+	g->top_ix = NULL;
+	g->top_root = g->top_first = g->top_cls = NULL;
+	return -1;
+}
+
 /* A copy of the component of the top theory that holds class key (NULL
  * when no clause has it); out NULL: only *n, its number of clauses
  * (n may be NULL when out is not); *comp (if not NULL): its number. */
@@ -2504,20 +2548,30 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 	if (n)
 		*n = 0;
 	if (!ix) {
-		int *cl;
-		if (!(ix = xcalloc(1, sizeof *ix)))
+		int nc = 0, nt = (int)g->top->c.n;
+		if (!(ix = g->top_ix = xcalloc(1, sizeof *ix)))
 			return -1;
 		if (index_build(g, g->top, ix) < 0) {
 			free(ix);
+			g->top_ix = NULL;
 			return -1;
 		}
-		if (components(g->top, ix, &cl) < 0) {
-			index_free(ix);
-			free(ix);
-			return -1;
-		}
-		g->top_ix = ix;
-		g->top_root = cl;
+		if (components(g->top, ix, &g->top_root) < 0)
+			return top_drop(g);
+		for (int i = 0; i < nt; i++)
+			if (g->top_root[i] >= nc)
+				nc = g->top_root[i] + 1;
+		/* clauses by component: a counting sort */
+		g->top_first = xcalloc((size_t)nc + 2, sizeof *g->top_first);
+		g->top_cls = xmalloc(((size_t)nt + 1) * sizeof *g->top_cls);
+		if (!g->top_first || !g->top_cls)
+			return top_drop(g);
+		for (int i = 0; i < nt; i++)
+			g->top_first[g->top_root[i] + 2]++;
+		for (int k = 2; k <= nc + 1; k++)
+			g->top_first[k] += g->top_first[k - 1];
+		for (int i = 0; i < nt; i++)
+			g->top_cls[g->top_first[g->top_root[i] + 1]++] = i;
 	}
 	{
 		/* classes are sorted by key: binary search */
@@ -2541,17 +2595,14 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 	if (r < 0)
 		return 0;
 	if (!out) {
-		for (size_t i = 0; i < g->top->c.n; i++)
-			*n += g->top_root[i] == r;
+		*n = (size_t)(g->top_first[r + 1] - g->top_first[r]);
 		return 0;
 	}
 	if (!(t = th_empty_like(g->top)))
 		return -1;
-	for (size_t i = 0; i < g->top->c.n; i++) {
+	for (int i = g->top_first[r]; i < g->top_first[r + 1]; i++) {
 		struct cl *c;
-		if (g->top_root[i] != r)
-			continue;
-		if (!(c = cl_copy(g->top->c.v[i])) || th_push(t, c) < 0) {
+		if (!(c = cl_copy(g->top->c.v[g->top_cls[i]])) || th_push(t, c) < 0) {
 			th_free(t);
 			return -1;
 		}
@@ -2690,6 +2741,279 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 /* A target is kept as its independent parts: a part that drew nothing
  * in a sample is exact, and later samples reuse its value (and the
  * expectations it gave tracked atoms) without searching it again. */
+/* --- ground parts ------------------------------------------------------ */
+
+/* A part of a target whose atoms are all ground, drawn from a flat copy
+ * made once: each clause as class numbers, so that a sample is a few
+ * passes over the clauses instead of a simplification, an index and a
+ * search per node.  Every non-auxiliary atom is drawn, in class order;
+ * the auxiliary atoms left (at most one per clause, from the clause
+ * conversion) are summed out exactly: with the others drawn, each is
+ * alone in what is left of its clauses.
+ *
+ * With the adaptive proposal an atom is drawn from its clauses given
+ * the atoms drawn before it, the atoms not yet drawn summed out as if
+ * free: a clause with k such atoms and weight w counts e^w if the atom's
+ * value satisfies it, else (1 - 2^-k) e^w + 2^-k.  On a chain or a tree
+ * drawn from one end that is nearly the model's own conditional, where
+ * independent draws (batch_sample) give an ESS near 1.  The proposal
+ * depends only on earlier draws, so the weight stays unbiased; a
+ * uniform share (PROP_EPS) keeps every value possible. */
+struct gpart {
+	int ncls, nclauses, naux, ndraw;
+	uint64_t *h;           /* per class: its proposal key (batch_sample's) */
+	int *aux;              /* per class: auxiliary number, or -1 */
+	const int **key;       /* per class: its key (into keybuf), */
+	size_t *klen;          /* and length */
+	int *keybuf;
+	double *w;             /* per clause: weight, */
+	char *hard;            /* hard, */
+	int *first;            /* literals first[i] .. first[i + 1] */
+	int *lit;              /* class * 2 + negated */
+	int *ofirst, *olist;   /* per class: its clauses */
+	char *x;               /* per class: the value drawn */
+	double *lw;            /* per auxiliary and value: log weight, */
+	char *ok;              /* and whether the hard clauses allow it */
+};
+
+static void
+gpart_free(struct gpart *gp)
+{
+	if (!gp)
+		return;
+	free(gp->h);
+	free(gp->aux);
+	free(gp->key);
+	free(gp->klen);
+	free(gp->keybuf);
+	free(gp->w);
+	free(gp->hard);
+	free(gp->first);
+	free(gp->lit);
+	free(gp->ofirst);
+	free(gp->olist);
+	free(gp->x);
+	free(gp->lw);
+	free(gp->ok);
+	free(gp);
+}
+
+/* Lists each class's clauses (a clause once per distinct class). */
+static int
+gpart_occ(struct gpart *gp)
+{
+	size_t nl = (size_t)gp->first[gp->nclauses];
+
+	gp->ofirst = xcalloc((size_t)gp->ncls + 2, sizeof *gp->ofirst);
+	gp->olist = xmalloc((nl + 1) * sizeof *gp->olist);
+	if (!gp->ofirst || !gp->olist)
+		return -1;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < gp->nclauses; i++)
+			for (int k = gp->first[i]; k < gp->first[i + 1]; k++) {
+				int c = gp->lit[k] >> 1, seen = 0;
+				for (int j = gp->first[i]; j < k && !seen; j++)
+					seen = gp->lit[j] >> 1 == c;
+				if (seen)
+					continue;
+				if (pass == 0)
+					gp->ofirst[c + 2]++;
+				else
+					gp->olist[gp->ofirst[c + 1]++] = i;
+			}
+		for (int c = 2; pass == 0 && c <= gp->ncls + 1; c++)
+			gp->ofirst[c] += gp->ofirst[c - 1];
+	}
+	return 0;
+}
+
+/* The flat copy of t, or *out NULL when t is not all ground or has a
+ * clause with two auxiliary atoms (then the search draws it). */
+static int
+gpart_new(struct eng *g, const struct th *t, struct gpart **out)
+{
+	struct gpart *gp = NULL;
+	struct index ix;
+	size_t nl = 0, kl = 0;
+	int ok = 1;
+
+	*out = NULL;
+	if (index_build(g, t, &ix) < 0)
+		return -1;
+	for (int c = 0; c < ix.ncls && ok; c++)
+		ok = ix.slots[c] == 0 && ix.atoms[c] == 1;
+	for (size_t i = 0; i < t->c.n && ok; i++) {
+		const struct cl *c = t->c.v[i];
+		int a = -1;
+		ok = cl_count(c, t->size) == 1;
+		for (int k = 0; k < c->nlits && ok; k++) {
+			int cls = ix.cls_of[ix.lpos[i] + k];
+			if (is_aux(g, &ix, cls))
+				ok = a < 0 || a == cls, a = cls;
+		}
+		nl += (size_t)c->nlits;
+	}
+	if (!ok)
+		goto done;
+	if (!(gp = xcalloc(1, sizeof *gp)))
+		goto oom;
+	gp->ncls = ix.ncls;
+	gp->nclauses = (int)t->c.n;
+	for (int c = 0; c < ix.ncls; c++)
+		kl += ix.occ[ix.first[c]].len;
+	gp->h = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->h);
+	gp->aux = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->aux);
+	gp->key = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->key);
+	gp->klen = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->klen);
+	gp->keybuf = xmalloc((kl + 1) * sizeof *gp->keybuf);
+	gp->x = xcalloc((size_t)ix.ncls + 1, 1);
+	gp->w = xmalloc((t->c.n + 1) * sizeof *gp->w);
+	gp->hard = xmalloc(t->c.n + 1);
+	gp->first = xmalloc((t->c.n + 1) * sizeof *gp->first);
+	gp->lit = xmalloc((nl + 1) * sizeof *gp->lit);
+	if (!gp->h || !gp->aux || !gp->key || !gp->klen || !gp->keybuf ||
+	    !gp->x || !gp->w || !gp->hard || !gp->first || !gp->lit)
+		goto oom;
+	kl = 0;
+	for (int c = 0; c < ix.ncls; c++) {
+		const struct occ *o = &ix.occ[ix.first[c]];
+		memcpy(gp->keybuf + kl, o->key, o->len * sizeof *o->key);
+		gp->key[c] = gp->keybuf + kl;
+		gp->klen[c] = o->len;
+		kl += o->len;
+		gp->h[c] = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key) ^
+		    0x9e3779b97f4a7c15ULL;
+		gp->aux[c] = is_aux(g, &ix, c) ? gp->naux++ : -1;
+		gp->ndraw += gp->aux[c] < 0;
+	}
+	gp->lw = xmalloc(2 * ((size_t)gp->naux + 1) * sizeof *gp->lw);
+	gp->ok = xmalloc(2 * ((size_t)gp->naux + 1));
+	if (!gp->lw || !gp->ok)
+		goto oom;
+	nl = 0;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		gp->w[i] = c->w;
+		gp->hard[i] = (char)c->hard;
+		gp->first[i] = (int)nl;
+		for (int k = 0; k < c->nlits; k++)
+			gp->lit[nl++] = 2 * ix.cls_of[ix.lpos[i] + k] + !!c->lit[k].neg;
+	}
+	gp->first[t->c.n] = (int)nl;
+	if (gpart_occ(gp) < 0)
+		goto oom;
+done:
+	index_free(&ix);
+	*out = gp;
+	return 0;
+oom:
+	index_free(&ix);
+	gpart_free(gp);
+	return -1;
+}
+
+/* The adaptive proposal's probability that atom c is true, given the
+ * atoms drawn before it (classes below c), the others summed out as if
+ * free (see struct gpart). */
+static double
+gpart_q1(const struct gpart *gp, int c)
+{
+	double l[2] = { 0, 0 }, p;
+
+	for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
+		int i = gp->olist[j], sat = 0, sv[2] = { 0, 0 }, k = 0;
+		double frac;
+		for (int m = gp->first[i]; m < gp->first[i + 1] && !sat; m++) {
+			int d = gp->lit[m] >> 1, neg = gp->lit[m] & 1;
+			if (d == c)
+				sv[!neg] = 1;  /* true when c is !neg */
+			else if (d < c && gp->aux[d] < 0)
+				sat = gp->x[d] != neg;
+			else
+				k++;
+		}
+		if (sat)
+			continue;
+		frac = 1 - ldexp(1, -k);
+		for (int v = 0; v < 2; v++)
+			if (sv[v])
+				l[v] += gp->hard[i] ? 0 : gp->w[i];
+			else if (gp->hard[i])
+				l[v] += k ? log(frac) : -INFINITY;
+			else
+				l[v] += log(frac * exp(gp->w[i]) + 1 - frac);
+	}
+	if (l[0] == -INFINITY && l[1] == -INFINITY)
+		p = 0.5;
+	else
+		p = 1 / (1 + exp(l[0] - l[1]));
+	return (1 - PROP_EPS) * p + PROP_EPS / 2;
+}
+
+/* One sample of a ground part: *out = log of (its weight given the
+ * draws, auxiliary atoms summed out) over Q(draws). */
+static void
+gpart_sample(struct eng *g, struct gpart *gp, double *out)
+{
+	double lq = 0, sum = 0;
+
+	g->st.binomials++;
+	for (int c = 0; c < gp->ncls; c++) {
+		double q1, u;
+		if (gp->aux[c] >= 0)
+			continue;
+		u = eng_rng_unit(g->rng);
+		g->st.draws++;
+		if (g->o.proposal == ENG_PROP_ADAPTIVE)
+			q1 = gpart_q1(gp, c);
+		else
+			q1 = prop_p1(g, gp->h[c]);
+		gp->x[c] = u < q1;
+		lq += log(gp->x[c] ? q1 : 1 - q1);
+		track_set(g, gp->key[c], gp->klen[c], gp->x[c]);
+	}
+	for (int a = 0; a < 2 * gp->naux; a++) {
+		gp->lw[a] = 0;
+		gp->ok[a] = 1;
+	}
+	for (int i = 0; i < gp->nclauses && sum > -INFINITY; i++) {
+		int sat = 0, a = -1;
+		for (int k = gp->first[i]; k < gp->first[i + 1] && !sat; k++) {
+			int c = gp->lit[k] >> 1, neg = gp->lit[k] & 1;
+			if (gp->aux[c] < 0)
+				sat = gp->x[c] != neg;
+			else if (a >= 0 && a != 2 * gp->aux[c] + !neg)
+				sat = 1;  /* A v !A */
+			else
+				a = 2 * gp->aux[c] + !neg;  /* true when A is !neg */
+		}
+		if (sat)
+			sum += gp->hard[i] ? 0 : gp->w[i];
+		else if (a < 0)
+			sum += gp->hard[i] ? -INFINITY : 0;
+		else if (gp->hard[i])
+			gp->ok[a ^ 1] = 0;
+		else
+			gp->lw[a] += gp->w[i];
+	}
+	for (int a = 0; a < gp->naux && sum > -INFINITY; a++) {
+		double z0 = gp->ok[2 * a] ? gp->lw[2 * a] : -INFINITY;
+		double z1 = gp->ok[2 * a + 1] ? gp->lw[2 * a + 1] : -INFINITY;
+		sum += log_add(z0, z1);
+	}
+	*out = sum - lq;
+	for (int c = 0; c < gp->ncls && *out > -INFINITY; c++) {
+		struct prop *p;
+		if (gp->aux[c] >= 0 || g->o.proposal == ENG_PROP_UNIFORM ||
+		    !(p = prop_get(g, gp->h[c], 1)))
+			continue;
+		p->visits++;
+		p->lw = log_add(p->lw, *out);
+		if (gp->x[c])
+			p->lwk = log_add(p->lwk, *out);
+	}
+}
+
 struct tpart {
 	struct th *t;
 	int exact;
@@ -2697,6 +3021,8 @@ struct tpart {
 	int *slots;            /* tracked atoms it set, and to what */
 	double *vals;
 	size_t nslots;
+	struct gpart *gp;      /* all ground: drawn from this flat copy */
+	int gp_tried;
 };
 
 struct eng_target {
@@ -2808,13 +3134,7 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 	if (split) {
 		if (normalise(g, g->top) < 0)
 			return err_oom(e);
-		if (g->top_ix) {
-			index_free(g->top_ix);
-			free(g->top_ix);
-			free(g->top_root);
-			g->top_ix = NULL;
-			g->top_root = NULL;
-		}
+		top_drop(g);
 	}
 	if (g->trk.cap < 2 * ((size_t)g->ntrk + 1)) {
 		/* grow: rehash from the key list */
@@ -2914,6 +3234,7 @@ eng_target_free(struct eng_target *tg)
 	th_free(tg->t);
 	for (size_t i = 0; i < tg->nparts; i++) {
 		th_free(tg->part[i].t);
+		gpart_free(tg->part[i].gp);
 		free(tg->part[i].slots);
 		free(tg->part[i].vals);
 	}
@@ -2946,11 +3267,26 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 				g->trk_v[p->slots[j]] = p->vals[j];
 			continue;
 		}
+		if (!p->gp && p->gp_tried == 1) {
+			/* the first sample found it not exact: flat, if ground */
+			p->gp_tried = 2;
+			if (gpart_new(g, p->t, &p->gp) < 0)
+				return err_oom(e);
+		}
+		if (p->gp) {
+			g->ntrk_log = 0;
+			g->rng = r;
+			gpart_sample(g, p->gp, &z);
+			g->rng = NULL;
+			sum += z;
+			continue;
+		}
 		if (!(t = th_copy(p->t)))
 			return err_oom(e);
 		g->ntrk_log = 0;
 		g->rng = r;
 		rc = solve(g, t, &z);
+		p->gp_tried += !p->gp_tried;
 		g->rng = NULL;
 		g->trying = 0;
 		if (rc)

@@ -44,6 +44,26 @@ static const struct lis_case cases[] = {
 	{ "hard", "t = {A, B, C, D}\nP(t)\nQ(t)\nR(t, t)\n"
 	    "P(x) ^ R(x, y) => Q(y).\n0.9 P(x)\n-0.4 R(x, y)\n2 Q(x) => P(x)\n",
 	    "P(A)\n!Q(B)\n", "Q" },
+	/* a chain of 36 persons (closed-world Friends): the evidence leaves
+	 * every person apart, so the part is all ground and drawn from its
+	 * flat copy (gpart), with auxiliary atoms from the EXIST formula */
+	{ "chain", "person = {P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12,\n"
+	    "P13, P14, P15, P16, P17, P18, P19, P20, P21, P22, P23, P24,\n"
+	    "P25, P26, P27, P28, P29, P30, P31, P32, P33, P34, P35, P36}\n"
+	    "Smokes(person)\nCancer(person)\n*Friends(person, person)\n"
+	    "1.5 Smokes(x) => Cancer(x)\n"
+	    "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"
+	    "-0.8 EXIST y Friends(x, y) ^ Smokes(y)\n",
+	    "Friends(P1,P2)\nFriends(P2,P3)\nFriends(P3,P4)\nFriends(P4,P5)\n"
+	    "Friends(P5,P6)\nFriends(P6,P7)\nFriends(P7,P8)\nFriends(P8,P9)\n"
+	    "Friends(P9,P10)\nFriends(P10,P11)\nFriends(P11,P12)\nFriends(P12,P13)\n"
+	    "Friends(P13,P14)\nFriends(P14,P15)\nFriends(P15,P16)\nFriends(P16,P17)\n"
+	    "Friends(P17,P18)\nFriends(P18,P19)\nFriends(P19,P20)\nFriends(P20,P21)\n"
+	    "Friends(P21,P22)\nFriends(P22,P23)\nFriends(P23,P24)\nFriends(P24,P25)\n"
+	    "Friends(P25,P26)\nFriends(P26,P27)\nFriends(P27,P28)\nFriends(P28,P29)\n"
+	    "Friends(P29,P30)\nFriends(P30,P31)\nFriends(P31,P32)\nFriends(P32,P33)\n"
+	    "Friends(P33,P34)\nFriends(P34,P35)\nFriends(P35,P36)\n" "Smokes(P3)\n",
+	    "Smokes" },
 };
 
 /* Loads case c into a fresh database and runs exact inference (run 1). */
@@ -161,6 +181,7 @@ static const struct {
 	{ 1, 3, "adaptive", "pairs" }, { 2, 3, "adaptive", "pairs" },
 	{ 0, -1, "adaptive", "path" }, { 1, -1, "adaptive", "path" },
 	{ 2, -1, "adaptive", "path" }, { 3, 3, "adaptive", "path" },
+	{ 4, -1, "adaptive", "pairs" }, { 4, -1, "adaptive", "path" },
 };
 
 START_TEST(test_lis_coverage)
