@@ -208,6 +208,54 @@ next:
 }
 END_TEST
 
+/* Tuffy's UW-CSE form: a negative weight on EXIST becomes A => (the
+ * negation, a universal: no clause over every constant) with
+ * log(e^|w| - 1) on A for sums and |w| for max; weight 0 is dropped.
+ * The clauses do not grow with the domain, and keep log Z (brute force
+ * on four constants). */
+START_TEST(test_clauses_exist)
+{
+	static const char *const doms[] = { "t = {A, B}\n",
+	    "t = {A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S}\n" };
+
+	for (int i = 0; i < 2; i++) {
+		struct mln_model *m = NULL, *c = NULL, *cm = NULL;
+		struct store_domain *d;
+		struct mln_domain *md;
+		struct err e = { 0 };
+		double k = 0, km = 0, lz1, lz2;
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%sS(t)\nR(t,t)\nU(t,t)\n"
+		    "-2.47 EXIST y !S(x) v R(x,y) v U(x,y)\n0 EXIST y R(y,x)\n"
+		    "0.5 R(x,y) => S(y)\n", doms[i]);
+		ck_assert_int_eq(mln_parse(b.s, b.len, "t.mln", &m, &e), 0);
+		d = tu_domains(m);
+		md = tu_mln_domains(m, d);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 1, &cm, &km, &e), 0);
+		/* A => S(x), A => !R(x,y), A => !U(x,y), A, and the last one */
+		ck_assert_int_eq((int)c->formulas.n, 5);
+		ck_assert_int_eq((int)cm->formulas.n, 5);
+		ck_assert(c->formulas.v[3].weight == log(expm1(2.47)));
+		ck_assert(cm->formulas.v[3].weight == 2.47);
+		ck_assert_double_eq_tol(k, -2.47 * (i ? 19 : 2), 1e-9);
+		ck_assert(km == k);
+		if (i == 0) {
+			ck_assert_int_eq(tu_brute_model(m, d, &lz1, &e), 0);
+			ck_assert_int_eq(tu_brute_model(c, d, &lz2, &e), 0);
+			ck_assert_double_eq_tol(lz1, lz2 + k, 1e-9);
+		}
+		buf_free(&b);
+		store_domains_free(d, (int)m->types.n);
+		free(md);
+		mln_free(c);
+		mln_free(cm);
+		mln_free(m);
+	}
+}
+END_TEST
+
 START_TEST(test_parse_oom)
 {
 	/* every allocation failure is reported, never a crash */
@@ -240,6 +288,7 @@ main(void)
 		test_real_quirks,
 		test_errors,
 		test_clauses_keep_log_z,
+		test_clauses_exist,
 		test_parse_oom,
 	};
 
