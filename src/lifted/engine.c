@@ -2752,13 +2752,15 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
  * alone in what is left of its clauses.
  *
  * With the adaptive proposal an atom is drawn from its clauses given
- * the atoms drawn before it, the atoms not yet drawn summed out as if
- * free: a clause with k such atoms and weight w counts e^w if the atom's
- * value satisfies it, else (1 - 2^-k) e^w + 2^-k.  On a chain or a tree
- * drawn from one end that is nearly the model's own conditional, where
- * independent draws (batch_sample) give an ESS near 1.  The proposal
- * depends only on earlier draws, so the weight stays unbiased; a
- * uniform share (PROP_EPS) keeps every value possible. */
+ * the atoms drawn before it, the atoms not yet drawn taken as
+ * independent with their adapted marginals (batch_sample's Bernoulli
+ * proposals, 1/2 before any sample): a clause with weight w counts e^w
+ * if the atom's value satisfies it, else (1 - u) e^w + u, u the chance
+ * that its atoms not yet drawn leave it false.  On a chain that is
+ * nearly the model's own conditional, where independent draws give an
+ * ESS near 1.  The proposal depends only on earlier draws and samples,
+ * so the weight stays unbiased; a uniform share (PROP_EPS) keeps every
+ * value possible. */
 struct gpart {
 	int ncls, nclauses, naux, ndraw;
 	uint64_t *h;           /* per class: its proposal key (batch_sample's) */
@@ -2772,6 +2774,7 @@ struct gpart {
 	int *lit;              /* class * 2 + negated */
 	int *ofirst, *olist;   /* per class: its clauses */
 	char *x;               /* per class: the value drawn */
+	double *m;             /* per class: its adapted marginal (aux: 1/2) */
 	double *lw;            /* per auxiliary and value: log weight, */
 	char *ok;              /* and whether the hard clauses allow it */
 };
@@ -2793,6 +2796,7 @@ gpart_free(struct gpart *gp)
 	free(gp->ofirst);
 	free(gp->olist);
 	free(gp->x);
+	free(gp->m);
 	free(gp->lw);
 	free(gp->ok);
 	free(gp);
@@ -2867,12 +2871,13 @@ gpart_new(struct eng *g, const struct th *t, struct gpart **out)
 	gp->klen = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->klen);
 	gp->keybuf = xmalloc((kl + 1) * sizeof *gp->keybuf);
 	gp->x = xcalloc((size_t)ix.ncls + 1, 1);
+	gp->m = xmalloc(((size_t)ix.ncls + 1) * sizeof *gp->m);
 	gp->w = xmalloc((t->c.n + 1) * sizeof *gp->w);
 	gp->hard = xmalloc(t->c.n + 1);
 	gp->first = xmalloc((t->c.n + 1) * sizeof *gp->first);
 	gp->lit = xmalloc((nl + 1) * sizeof *gp->lit);
 	if (!gp->h || !gp->aux || !gp->key || !gp->klen || !gp->keybuf ||
-	    !gp->x || !gp->w || !gp->hard || !gp->first || !gp->lit)
+	    !gp->x || !gp->m || !gp->w || !gp->hard || !gp->first || !gp->lit)
 		goto oom;
 	kl = 0;
 	for (int c = 0; c < ix.ncls; c++) {
@@ -2913,16 +2918,16 @@ oom:
 }
 
 /* The adaptive proposal's probability that atom c is true, given the
- * atoms drawn before it (classes below c), the others summed out as if
- * free (see struct gpart). */
+ * atoms drawn before it (classes below c), the others independent with
+ * their marginals m (see struct gpart). */
 static double
 gpart_q1(const struct gpart *gp, int c)
 {
 	double l[2] = { 0, 0 }, p;
 
 	for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
-		int i = gp->olist[j], sat = 0, sv[2] = { 0, 0 }, k = 0;
-		double frac;
+		int i = gp->olist[j], sat = 0, sv[2] = { 0, 0 };
+		double frac, pu = 1;
 		for (int m = gp->first[i]; m < gp->first[i + 1] && !sat; m++) {
 			int d = gp->lit[m] >> 1, neg = gp->lit[m] & 1;
 			if (d == c)
@@ -2930,16 +2935,16 @@ gpart_q1(const struct gpart *gp, int c)
 			else if (d < c && gp->aux[d] < 0)
 				sat = gp->x[d] != neg;
 			else
-				k++;
+				pu *= neg ? gp->m[d] : 1 - gp->m[d];
 		}
 		if (sat)
 			continue;
-		frac = 1 - ldexp(1, -k);
+		frac = 1 - pu;
 		for (int v = 0; v < 2; v++)
 			if (sv[v])
 				l[v] += gp->hard[i] ? 0 : gp->w[i];
 			else if (gp->hard[i])
-				l[v] += k ? log(frac) : -INFINITY;
+				l[v] += log(frac);
 			else
 				l[v] += log(frac * exp(gp->w[i]) + 1 - frac);
 	}
@@ -2958,6 +2963,8 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 	double lq = 0, sum = 0;
 
 	g->st.binomials++;
+	for (int c = 0; c < gp->ncls; c++)
+		gp->m[c] = gp->aux[c] < 0 ? prop_p1(g, gp->h[c]) : 0.5;
 	for (int c = 0; c < gp->ncls; c++) {
 		double q1, u;
 		if (gp->aux[c] >= 0)
