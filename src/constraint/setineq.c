@@ -730,25 +730,162 @@ si_index_meets(struct si_index *ix, const struct si_tuple *q,
 	return 0;
 }
 
+static uint64_t
+tuple_hash(const struct si_tuple *t)
+{
+	uint64_t h = FNV_INIT;
+
+	h = fnv1a(h, t->rep, (size_t)t->nvars * sizeof *t->rep);
+	h = fnv1a(h, t->support, (size_t)t->nvars * t->nwords *
+	    sizeof *t->support);
+	h = fnv1a(h, &t->nneq, sizeof t->nneq);
+	return fnv1a(h, t->neq, (size_t)t->nneq * sizeof *t->neq);
+}
+
+static int
+tuple_same(const struct si_tuple *a, const struct si_tuple *b)
+{
+	return a->nvars == b->nvars && a->nwords == b->nwords &&
+	    a->nneq == b->nneq &&
+	    !memcmp(a->rep, b->rep, (size_t)a->nvars * sizeof *a->rep) &&
+	    !memcmp(a->support, b->support, (size_t)a->nvars * a->nwords *
+	    sizeof *a->support) &&
+	    !memcmp(a->neq, b->neq, (size_t)a->nneq * sizeof *a->neq);
+}
+
+/* Is every solution of a one of b?  (Sufficient test: b's subset
+ * constraints hold in a's, its equalities are a's, and each of its
+ * inequalities is a's or follows from disjoint subsets.) */
+static int
+tuple_within(const struct si_tuple *a, const struct si_tuple *b)
+{
+	int nw = a->nwords < b->nwords ? a->nwords : b->nwords;
+
+	for (int v = 0; v < a->nvars; v++) {
+		const uint64_t *x = sup(a, a->rep[v]), *y = sup(b, b->rep[v]);
+		if (b->rep[v] != v && a->rep[v] != a->rep[b->rep[v]])
+			return 0;
+		for (int i = 0; i < a->nwords; i++)
+			if (x[i] & ~(i < nw ? y[i] : 0))
+				return 0;
+	}
+	for (int e = 0; e < b->nneq; e++) {
+		int p = a->rep[b->neq[e][0]], q = a->rep[b->neq[e][1]], ok = 0;
+		for (int f = 0; f < a->nneq && !ok; f++)
+			ok = (a->neq[f][0] == p && a->neq[f][1] == q) ||
+			    (a->neq[f][0] == q && a->neq[f][1] == p);
+		for (int i = 0; i < a->nwords && !ok; i++)
+			if (sup(a, p)[i] & sup(a, q)[i])
+				break;
+			else if (i == a->nwords - 1)
+				ok = 1;
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* s without repeated tuples, borrowing them; -1 out of memory. */
+static int
+set_unique(const struct si_set *s, struct si_set *out)
+{
+	size_t cap = 16;
+	int *slot;
+
+	while (cap < 2 * s->v.n)
+		cap *= 2;
+	if (!(slot = xmalloc(cap * sizeof *slot)))
+		return -1;
+	memset(slot, -1, cap * sizeof *slot);
+	for (size_t i = 0; i < s->v.n; i++) {
+		size_t h = (size_t)tuple_hash(s->v.v[i]) & (cap - 1);
+		int dup = 0;
+		for (; slot[h] >= 0 && !dup; h = (h + 1) & (cap - 1))
+			dup = tuple_same(out->v.v[slot[h]], s->v.v[i]);
+		if (dup)
+			continue;
+		slot[h] = (int)out->v.n;
+		if (VEC_PUSH(out->v, s->v.v[i]) < 0) {
+			free(slot);
+			return -1;
+		}
+	}
+	free(slot);
+	return 0;
+}
+
+struct by_size {
+	const struct si_tuple *t;
+	double size;           /* blocks allowed: product over the classes */
+	size_t at;
+};
+
+static int
+by_size_cmp(const void *a, const void *b)
+{
+	const struct by_size *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Orders s's tuples by the blocks they allow, most first: a small tuple
+ * after a large one is often within it, and a large one after many small
+ * ones would be split by each. */
+static int
+big_first(struct si_set *s)
+{
+	struct by_size *v = xmalloc((s->v.n + 1) * sizeof *v);
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < s->v.n; i++) {
+		const struct si_tuple *t = s->v.v[i];
+		v[i].t = t;
+		v[i].at = i;
+		v[i].size = 1;
+		for (int k = 0; k < t->nvars; k++)
+			if (t->rep[k] == k)
+				v[i].size *= popcount(sup(t, k), t->nwords);
+	}
+	qsort(v, s->v.n, sizeof *v, by_size_cmp);
+	for (size_t i = 0; i < s->v.n; i++)
+		s->v.v[i] = (struct si_tuple *)v[i].t;
+	free(v);
+	return 0;
+}
+
 /* The union as the disjoint sum of each tuple minus the tuples before
- * it; only the earlier tuples that can overlap it are subtracted. */
+ * it; repeats are dropped first, the large tuples come first, a tuple
+ * within an earlier one adds nothing, and only the earlier tuples that
+ * can overlap it are subtracted.
+ * (Projections of clause pieces onto an atom repeat and overlap a lot.) */
 double
 si_set_count(const struct si_set *s, const struct si_space *sp)
 {
-	struct si_set pieces = { 0 }, next = { 0 };
+	struct si_set pieces = { 0 }, next = { 0 }, u = { 0 };
 	struct si_ids near = { 0 };
-	struct si_index *ix = si_index_new(s, sp);
+	struct si_index *ix = NULL;
 	double total = -1, sum = 0;
 
-	if (!ix)
+	if (set_unique(s, &u) < 0 || big_first(&u) < 0 ||
+	    !(ix = si_index_new(&u, sp)))
 		goto out;
-	for (size_t i = 0; i < s->v.n; i++) {
-		if (si_canon(s->v.v[i], sp, &pieces) < 0 ||
-		    si_index_meets(ix, s->v.v[i], NULL, &near) < 0)
+	for (size_t i = 0; i < u.v.n; i++) {
+		const struct si_tuple *x = u.v.v[i];
+		int within = 0;
+		if (si_index_meets(ix, x, NULL, &near) < 0)
+			goto out;
+		for (size_t k = 0; k < near.n && near.v[k] < (int)i && !within; k++)
+			within = tuple_within(x, u.v.v[near.v[k]]);
+		if (within)
+			continue;
+		if (si_canon(x, sp, &pieces) < 0)
 			goto out;
 		for (size_t k = 0; k < near.n && near.v[k] < (int)i &&
 		    pieces.v.n; k++) {
-			const struct si_tuple *r = s->v.v[near.v[k]];
+			const struct si_tuple *r = u.v.v[near.v[k]];
 			for (size_t m = 0; m < pieces.v.n; m++)
 				if (si_subtract(pieces.v.v[m], r, sp, &next) < 0)
 					goto out;
@@ -763,6 +900,7 @@ si_set_count(const struct si_set *s, const struct si_space *sp)
 	total = sum;
 out:
 	si_index_free(ix);
+	free(u.v.v);  /* borrowed tuples */
 	free(near.v);
 	si_set_free(&pieces);
 	si_set_free(&next);
