@@ -88,8 +88,11 @@ si_tuple_new(const struct si_space *sp, int nvars, const int *types)
 		int nb = sp->nblocks[types[v]];
 		t->type[v] = types[v];
 		t->rep[v] = v;
-		for (int b = 0; b < nb; b++)
-			sup(t, v)[b / 64] |= (uint64_t)1 << (b % 64);
+		/* whole words, then the rest (domains of thousands of blocks) */
+		for (int i = 0; i < nb / 64; i++)
+			sup(t, v)[i] = ~(uint64_t)0;
+		if (nb % 64)
+			sup(t, v)[nb / 64] = ((uint64_t)1 << (nb % 64)) - 1;
 	}
 	return t;
 }
@@ -710,8 +713,8 @@ si_index_meets(struct si_index *ix, const struct si_tuple *q,
 			int b = i * 64 + __builtin_ctzll(x);
 			if (b >= nb)
 				break;
-			for (size_t k = ix->start[best][b]; k < ix->start[best][b + 1];
-			    k++) {
+			const size_t *st = ix->start[best];
+			for (size_t k = st[b]; k < st[b + 1]; k++) {
 				int j = ix->list[best][k];
 				if (ix->seen[j] == ix->query)
 					continue;
@@ -774,11 +777,12 @@ tuple_within(const struct si_tuple *a, const struct si_tuple *b)
 		for (int f = 0; f < a->nneq && !ok; f++)
 			ok = (a->neq[f][0] == p && a->neq[f][1] == q) ||
 			    (a->neq[f][0] == q && a->neq[f][1] == p);
-		for (int i = 0; i < a->nwords && !ok; i++)
-			if (sup(a, p)[i] & sup(a, q)[i])
-				break;
-			else if (i == a->nwords - 1)
-				ok = 1;
+		if (!ok) {
+			/* or the two allow no block in common */
+			ok = 1;
+			for (int i = 0; i < a->nwords && ok; i++)
+				ok = !(sup(a, p)[i] & sup(a, q)[i]);
+		}
 		if (!ok)
 			return 0;
 	}
@@ -877,7 +881,8 @@ si_set_count(const struct si_set *s, const struct si_space *sp)
 		int within = 0;
 		if (si_index_meets(ix, x, NULL, &near) < 0)
 			goto out;
-		for (size_t k = 0; k < near.n && near.v[k] < (int)i && !within; k++)
+		for (size_t k = 0; k < near.n && near.v[k] < (int)i && !within;
+		    k++)
 			within = tuple_within(x, u.v.v[near.v[k]]);
 		if (within)
 			continue;

@@ -253,7 +253,8 @@ hash_but(const struct piece *a, int v)
 		if (u != v && x->rep[u] == u)
 			for (size_t k = 0; k < w; k++)
 				if (x->support[u * w + k])
-					h = mix(h, x->support[u * w + k] ^ (k << 8 | (size_t)u));
+					h = mix(h, x->support[u * w + k] ^
+					    (k << 8 | (size_t)u));
 	return h;
 }
 
@@ -294,9 +295,10 @@ merge_pieces(struct pieces *p)
 				slot[h] = (int)i;
 				continue;
 			}
-			for (int k = 0; k < x->nwords; k++)
-				p->v[slot[h]].t->support[(size_t)v * x->nwords + k] |=
-				    x->support[(size_t)v * x->nwords + k];
+			for (int k = 0; k < x->nwords; k++) {
+				size_t at = (size_t)v * x->nwords + (size_t)k;
+				p->v[slot[h]].t->support[at] |= x->support[at];
+			}
 			si_tuple_free(x);
 			p->v[i].t = NULL;
 		}
@@ -447,7 +449,8 @@ outside(const struct si_tuple *t, const struct si_space *sp,
 		const uint64_t *side = c->support + (size_t)c->rep[i] * c->nwords;
 		for (int w = 0; w < nw && w < c->nwords; w++)
 			for (uint64_t x = side[w] & s[w]; x; x &= x - 1) {
-				struct bk e = { w * 64 + __builtin_ctzll(x), (int)k };
+				struct bk e = { w * 64 + __builtin_ctzll(x),
+				    (int)k };
 				if (VEC_PUSH(bk, e) < 0)
 					goto done;
 			}
@@ -572,15 +575,16 @@ fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
 			r = near_cubes(fc, t, l, 0, x) ||
 			    (!ev->closed && near_cubes(fc, t, l, 1, x));
 			if (!r && ev->closed && l->neg) {
-				/* satisfied where the atom is not true: all but the
-				 * groundings where it is */
+				/* satisfied where the atom is not true: all but
+				 * the groundings where it is */
 				r = meet(x, t->sp, l, tru, &fc->near[0], ar, &fal);
 				if (!r)
-					nsat = si_count(x, t->sp) - set_count(&fal, t->sp);
+					nsat = si_count(x, t->sp) -
+					    set_count(&fal, t->sp);
 			} else if (!r && ev->closed) {
 				/* not true is false */
-				r = meet(x, t->sp, l, tru, &fc->near[0], ar, &sat) ||
-				    outside_near(fc, t, l, x, ar, &fal);
+				r = meet(x, t->sp, l, tru, &fc->near[0], ar,
+				    &sat) || outside_near(fc, t, l, x, ar, &fal);
 				if (!r)
 					nsat = set_count(&sat, t->sp);
 			} else if (!r) {
