@@ -3,7 +3,8 @@
  * chromatic polynomial per inequality component) and of a set (split into
  * disjoint tuples), projection with extension counts (Lemma 3.1 of Mittal
  * et al. 2015, splitting by the Bell partitions of the inequality
- * partners), block splits and restriction. */
+ * partners), block splits and restriction, and an index of a set's
+ * tuples by block. */
 #include <stdlib.h>
 #include <string.h>
 
