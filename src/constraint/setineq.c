@@ -3,7 +3,8 @@
  * chromatic polynomial per inequality component) and of a set (split into
  * disjoint tuples), projection with extension counts (Lemma 3.1 of Mittal
  * et al. 2015, splitting by the Bell partitions of the inequality
- * partners), block splits and restriction. */
+ * partners), block splits and restriction, and an index of a set's
+ * tuples by block. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -88,8 +89,11 @@ si_tuple_new(const struct si_space *sp, int nvars, const int *types)
 		int nb = sp->nblocks[types[v]];
 		t->type[v] = types[v];
 		t->rep[v] = v;
-		for (int b = 0; b < nb; b++)
-			sup(t, v)[b / 64] |= (uint64_t)1 << (b % 64);
+		/* whole words, then the rest (domains of thousands of blocks) */
+		for (int i = 0; i < nb / 64; i++)
+			sup(t, v)[i] = ~(uint64_t)0;
+		if (nb % 64)
+			sup(t, v)[nb / 64] = ((uint64_t)1 << (nb % 64)) - 1;
 	}
 	return t;
 }
@@ -356,15 +360,21 @@ si_join(const struct si_tuple *a, const struct si_tuple *b)
 	return c;
 }
 
+/* Constants allowed to v: by the set bits only, as canonicalising calls
+ * this for every piece and the domains of real data have thousands of
+ * blocks, mostly not allowed. */
 static double
 support_size(const struct si_tuple *t, const struct si_space *sp, int v)
 {
 	double n = 0;
 	int ty = t->type[v];
 
-	for (int b = 0; b < sp->nblocks[ty]; b++)
-		if ((sup(t, v)[b / 64] >> (b % 64)) & 1)
-			n += (double)sp->size[ty][b];
+	for (int i = 0; i < t->nwords; i++)
+		for (uint64_t w = sup(t, v)[i]; w; w &= w - 1) {
+			int b = i * 64 + __builtin_ctzll(w);
+			if (b < sp->nblocks[ty])
+				n += (double)sp->size[ty][b];
+		}
 	return n;
 }
 
@@ -511,37 +521,393 @@ si_subtract(const struct si_tuple *p, const struct si_tuple *r,
 	return rc;
 }
 
+struct si_index {
+	const struct si_set *s;    /* borrowed */
+	int nvars;
+	int *nb;                   /* per variable: blocks of its type */
+	size_t **start;            /* per variable: nb + 1 offsets into list */
+	int **list;                /* per variable: the tuples allowing each
+	                              block, ascending */
+	struct si_ids *wide;       /* per variable: the tuples allowing most
+	                              blocks (not in list, which they would
+	                              fill) */
+	unsigned *seen;            /* per tuple: the query that last met it */
+	unsigned query;
+};
+
+static int
+popcount(const uint64_t *w, int nwords)
+{
+	int n = 0;
+
+	for (int i = 0; i < nwords; i++)
+		n += __builtin_popcountll(w[i]);
+	return n;
+}
+
+static int
+ids_push(struct si_ids *ids, int x)
+{
+	return VEC_PUSH(*ids, x);
+}
+
+/* Wide: listed apart rather than under each of its blocks. */
+static int
+is_wide(const uint64_t *w, int nwords, int nb)
+{
+	int n = popcount(w, nwords);
+
+	return n > 32 && n > nb / 4;
+}
+
+void
+si_index_free(struct si_index *ix)
+{
+	if (!ix)
+		return;
+	for (int v = 0; v < ix->nvars; v++) {
+		if (ix->start)
+			free(ix->start[v]);
+		if (ix->list)
+			free(ix->list[v]);
+		if (ix->wide)
+			free(ix->wide[v].v);
+	}
+	free(ix->start);
+	free(ix->list);
+	free(ix->wide);
+	free(ix->nb);
+	free(ix->seen);
+	free(ix);
+}
+
+struct si_index *
+si_index_new(const struct si_set *s, const struct si_space *sp)
+{
+	struct si_index *ix = xcalloc(1, sizeof *ix);
+	size_t *at = NULL;
+	int nv;
+
+	if (!ix)
+		return NULL;
+	nv = s->v.n ? s->v.v[0]->nvars : 0;
+	ix->s = s;
+	ix->nvars = nv;
+	if (!(ix->nb = xcalloc((size_t)nv + 1, sizeof *ix->nb)) ||
+	    !(ix->start = xcalloc((size_t)nv + 1, sizeof *ix->start)) ||
+	    !(ix->list = xcalloc((size_t)nv + 1, sizeof *ix->list)) ||
+	    !(ix->wide = xcalloc((size_t)nv + 1, sizeof *ix->wide)) ||
+	    !(ix->seen = xcalloc(s->v.n + 1, sizeof *ix->seen)))
+		goto oom;
+	for (int v = 0; v < nv; v++) {
+		int nb = sp->nblocks[s->v.v[0]->type[v]];
+		size_t *st;
+		ix->nb[v] = nb;
+		if (!(st = ix->start[v] = xcalloc((size_t)nb + 2, sizeof *st)))
+			goto oom;
+		/* counts in st[b + 1], then offsets: st[b] is where b starts */
+		for (size_t j = 0; j < s->v.n; j++) {
+			const struct si_tuple *t = s->v.v[j];
+			const uint64_t *w = sup(t, t->rep[v]);
+			if (is_wide(w, t->nwords, nb)) {
+				if (ids_push(&ix->wide[v], (int)j) < 0)
+					goto oom;
+				continue;
+			}
+			for (int i = 0; i < t->nwords; i++)
+				for (uint64_t x = w[i]; x; x &= x - 1) {
+					int b = i * 64 + __builtin_ctzll(x);
+					if (b < nb)
+						st[b + 1]++;
+				}
+		}
+		for (int b = 1; b <= nb; b++)
+			st[b] += st[b - 1];
+		free(at);
+		if (!(at = xmalloc(((size_t)nb + 1) * sizeof *at)) ||
+		    !(ix->list[v] = xmalloc((st[nb] + 1) * sizeof **ix->list)))
+			goto oom;
+		memcpy(at, st, (size_t)nb * sizeof *at);
+		for (size_t j = 0; j < s->v.n; j++) {
+			const struct si_tuple *t = s->v.v[j];
+			const uint64_t *w = sup(t, t->rep[v]);
+			if (is_wide(w, t->nwords, nb))
+				continue;
+			for (int i = 0; i < t->nwords; i++)
+				for (uint64_t x = w[i]; x; x &= x - 1) {
+					int b = i * 64 + __builtin_ctzll(x);
+					if (b < nb)
+						ix->list[v][at[b]++] = (int)j;
+				}
+		}
+	}
+	free(at);
+	return ix;
+oom:
+	free(at);
+	si_index_free(ix);
+	return NULL;
+}
+
+/* Does every variable of t allow a block that q's counterpart allows? */
+static int
+meets_blocks(const struct si_tuple *t, const struct si_tuple *q,
+    const int *map)
+{
+	int nw = t->nwords < q->nwords ? t->nwords : q->nwords;
+
+	for (int v = 0; v < t->nvars; v++) {
+		const uint64_t *a = sup(t, t->rep[v]);
+		const uint64_t *b = sup(q, q->rep[map ? map[v] : v]);
+		int any = 0;
+		for (int i = 0; i < nw && !any; i++)
+			any = (a[i] & b[i]) != 0;
+		if (!any)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+si_index_meets(struct si_index *ix, const struct si_tuple *q,
+    const int *map, struct si_ids *out)
+{
+	const struct si_set *s = ix->s;
+	const uint64_t *qs;
+	double best_cost = 0;
+	int best = -1, nb;
+
+	out->n = 0;
+	if (ix->nvars == 0) {
+		for (size_t j = 0; j < s->v.n; j++)
+			if (ids_push(out, (int)j) < 0)
+				return -1;
+		return 0;
+	}
+	if (++ix->query == 0) {
+		memset(ix->seen, 0, s->v.n * sizeof *ix->seen);
+		ix->query = 1;
+	}
+	/* walk the lists of the variable expected to list fewest tuples */
+	for (int v = 0; v < ix->nvars; v++) {
+		int qv = map ? map[v] : v;
+		int n = popcount(sup(q, q->rep[qv]), q->nwords);
+		double cost = (double)ix->wide[v].n + (ix->nb[v] ? (double)n *
+		    (double)ix->start[v][ix->nb[v]] / ix->nb[v] : 0);
+		if (best < 0 || cost < best_cost) {
+			best = v;
+			best_cost = cost;
+		}
+	}
+	qs = sup(q, q->rep[map ? map[best] : best]);
+	nb = ix->nb[best];
+	for (int i = 0; i < q->nwords; i++)
+		for (uint64_t x = qs[i]; x; x &= x - 1) {
+			int b = i * 64 + __builtin_ctzll(x);
+			if (b >= nb)
+				break;
+			const size_t *st = ix->start[best];
+			for (size_t k = st[b]; k < st[b + 1]; k++) {
+				int j = ix->list[best][k];
+				if (ix->seen[j] == ix->query)
+					continue;
+				ix->seen[j] = ix->query;
+				if (meets_blocks(s->v.v[j], q, map) &&
+				    ids_push(out, j) < 0)
+					return -1;
+			}
+		}
+	for (size_t k = 0; k < ix->wide[best].n; k++) {
+		int j = ix->wide[best].v[k];
+		if (meets_blocks(s->v.v[j], q, map) && ids_push(out, j) < 0)
+			return -1;
+	}
+	qsort(out->v, out->n, sizeof *out->v, int_cmp);
+	return 0;
+}
+
+static uint64_t
+tuple_hash(const struct si_tuple *t)
+{
+	uint64_t h = FNV_INIT;
+
+	h = fnv1a(h, t->rep, (size_t)t->nvars * sizeof *t->rep);
+	h = fnv1a(h, t->support, (size_t)t->nvars * t->nwords *
+	    sizeof *t->support);
+	h = fnv1a(h, &t->nneq, sizeof t->nneq);
+	return fnv1a(h, t->neq, (size_t)t->nneq * sizeof *t->neq);
+}
+
+static int
+tuple_same(const struct si_tuple *a, const struct si_tuple *b)
+{
+	return a->nvars == b->nvars && a->nwords == b->nwords &&
+	    a->nneq == b->nneq &&
+	    !memcmp(a->rep, b->rep, (size_t)a->nvars * sizeof *a->rep) &&
+	    !memcmp(a->support, b->support, (size_t)a->nvars * a->nwords *
+	    sizeof *a->support) &&
+	    !memcmp(a->neq, b->neq, (size_t)a->nneq * sizeof *a->neq);
+}
+
+/* Is every solution of a one of b?  (Sufficient test: b's subset
+ * constraints hold in a's, its equalities are a's, and each of its
+ * inequalities is a's or follows from disjoint subsets.) */
+static int
+tuple_within(const struct si_tuple *a, const struct si_tuple *b)
+{
+	int nw = a->nwords < b->nwords ? a->nwords : b->nwords;
+
+	for (int v = 0; v < a->nvars; v++) {
+		const uint64_t *x = sup(a, a->rep[v]), *y = sup(b, b->rep[v]);
+		if (b->rep[v] != v && a->rep[v] != a->rep[b->rep[v]])
+			return 0;
+		for (int i = 0; i < a->nwords; i++)
+			if (x[i] & ~(i < nw ? y[i] : 0))
+				return 0;
+	}
+	for (int e = 0; e < b->nneq; e++) {
+		int p = a->rep[b->neq[e][0]], q = a->rep[b->neq[e][1]], ok = 0;
+		for (int f = 0; f < a->nneq && !ok; f++)
+			ok = (a->neq[f][0] == p && a->neq[f][1] == q) ||
+			    (a->neq[f][0] == q && a->neq[f][1] == p);
+		if (!ok) {
+			/* or the two allow no block in common */
+			ok = 1;
+			for (int i = 0; i < a->nwords && ok; i++)
+				ok = !(sup(a, p)[i] & sup(a, q)[i]);
+		}
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* s without repeated tuples, borrowing them; -1 out of memory. */
+static int
+set_unique(const struct si_set *s, struct si_set *out)
+{
+	size_t cap = 16;
+	int *slot;
+
+	while (cap < 2 * s->v.n)
+		cap *= 2;
+	if (!(slot = xmalloc(cap * sizeof *slot)))
+		return -1;
+	memset(slot, -1, cap * sizeof *slot);
+	for (size_t i = 0; i < s->v.n; i++) {
+		size_t h = (size_t)tuple_hash(s->v.v[i]) & (cap - 1);
+		int dup = 0;
+		for (; slot[h] >= 0 && !dup; h = (h + 1) & (cap - 1))
+			dup = tuple_same(out->v.v[slot[h]], s->v.v[i]);
+		if (dup)
+			continue;
+		slot[h] = (int)out->v.n;
+		if (VEC_PUSH(out->v, s->v.v[i]) < 0) {
+			free(slot);
+			return -1;
+		}
+	}
+	free(slot);
+	return 0;
+}
+
+struct by_size {
+	const struct si_tuple *t;
+	double size;           /* blocks allowed: product over the classes */
+	size_t at;
+};
+
+static int
+by_size_cmp(const void *a, const void *b)
+{
+	const struct by_size *x = a, *y = b;
+
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return (x->at > y->at) - (x->at < y->at);
+}
+
+/* Orders s's tuples by the blocks they allow, most first: a small tuple
+ * after a large one is often within it, and a large one after many small
+ * ones would be split by each. */
+static int
+big_first(struct si_set *s)
+{
+	struct by_size *v = xmalloc((s->v.n + 1) * sizeof *v);
+
+	if (!v)
+		return -1;
+	for (size_t i = 0; i < s->v.n; i++) {
+		const struct si_tuple *t = s->v.v[i];
+		v[i].t = t;
+		v[i].at = i;
+		v[i].size = 1;
+		for (int k = 0; k < t->nvars; k++)
+			if (t->rep[k] == k)
+				v[i].size *= popcount(sup(t, k), t->nwords);
+	}
+	qsort(v, s->v.n, sizeof *v, by_size_cmp);
+	for (size_t i = 0; i < s->v.n; i++)
+		s->v.v[i] = (struct si_tuple *)v[i].t;
+	free(v);
+	return 0;
+}
+
+/* The union as the disjoint sum of each tuple minus the tuples before
+ * it; repeats are dropped first, the large tuples come first, a tuple
+ * within an earlier one adds nothing, and only the earlier tuples that
+ * can overlap it are subtracted.
+ * (Projections of clause pieces onto an atom repeat and overlap a lot.) */
 double
 si_set_count(const struct si_set *s, const struct si_space *sp)
 {
-	struct si_set done = { 0 }, pieces = { 0 }, next = { 0 };
-	double total = -1;
+	struct si_set pieces = { 0 }, next = { 0 }, u = { 0 };
+	struct si_ids near = { 0 };
+	struct si_index *ix = NULL;
+	double total = -1, sum = 0;
 
-	for (size_t i = 0; i < s->v.n; i++) {
-		size_t before = done.v.n;
-		if (si_canon(s->v.v[i], sp, &pieces) < 0)
+	if (set_unique(s, &u) < 0 || big_first(&u) < 0 ||
+	    !(ix = si_index_new(&u, sp)))
+		goto out;
+	for (size_t i = 0; i < u.v.n; i++) {
+		const struct si_tuple *x = u.v.v[i];
+		int within = 0;
+		if (si_index_meets(ix, x, NULL, &near) < 0)
 			goto out;
-		for (size_t j = 0; j < before; j++) {
-			for (size_t k = 0; k < pieces.v.n; k++)
-				if (si_subtract(pieces.v.v[k], done.v.v[j], sp, &next) < 0)
+		for (size_t k = 0; k < near.n && near.v[k] < (int)i && !within;
+		    k++)
+			within = tuple_within(x, u.v.v[near.v[k]]);
+		if (within)
+			continue;
+		if (si_canon(x, sp, &pieces) < 0)
+			goto out;
+		for (size_t k = 0; k < near.n && near.v[k] < (int)i &&
+		    pieces.v.n; k++) {
+			const struct si_tuple *r = u.v.v[near.v[k]];
+			for (size_t m = 0; m < pieces.v.n; m++)
+				if (si_subtract(pieces.v.v[m], r, sp, &next) < 0)
 					goto out;
-			si_set_clear(&pieces);
-			free(pieces.v.v);
+			si_set_free(&pieces);
 			pieces = next;
 			memset(&next, 0, sizeof next);
 		}
-		for (size_t k = 0; k < pieces.v.n; k++) {
-			if (VEC_PUSH(done.v, pieces.v.v[k]) < 0)
-				goto out;
-			pieces.v.v[k] = NULL;
-		}
-		pieces.v.n = 0;
+		for (size_t m = 0; m < pieces.v.n; m++)
+			sum += count_canonical(pieces.v.v[m], sp);
+		si_set_clear(&pieces);
 	}
-	total = 0;
-	for (size_t j = 0; j < done.v.n; j++)
-		total += count_canonical(done.v.v[j], sp);
+	total = sum;
 out:
-	si_set_free(&done);
+	si_index_free(ix);
+	free(u.v.v);  /* borrowed tuples */
+	free(near.v);
 	si_set_free(&pieces);
 	si_set_free(&next);
 	return total;

@@ -97,6 +97,33 @@ double si_set_count(const struct si_set *s, const struct si_space *sp);
 int si_project(const struct si_tuple *t, const struct si_space *sp, int v,
     struct si_set *out, struct si_ext *ext) WUR;
 
+/* Numbers of tuples of a set. */
+struct si_ids {
+	int *v;
+	size_t n, cap;
+};
+
+/* An index of a set's tuples by the blocks each variable allows, so
+ * that the few tuples that can meet a given one are found without trying
+ * every tuple: folding evidence meets a clause piece with the evidence
+ * cubes of one atom, of which there are thousands, and counting a union
+ * subtracts only the tuples that overlap. */
+struct si_index;
+
+/* Indexes the tuples of s, which must all have the same variables and
+ * types; s is borrowed and must not change while the index lives.  NULL
+ * on out of memory.  Free with si_index_free(). */
+struct si_index *si_index_new(const struct si_set *s,
+    const struct si_space *sp);
+void si_index_free(struct si_index *ix);
+/* Sets out (cleared first) to the numbers, ascending, of the indexed
+ * tuples whose every variable i allows some block that q's variable
+ * map[i] allows (map NULL: variable i).  The tuples left out share no
+ * solution with q; those listed may still share none.  Returns 0 or -1
+ * (out of memory). */
+int si_index_meets(struct si_index *ix, const struct si_tuple *q,
+    const int *map, struct si_ids *out) WUR;
+
 /* Splits block b of type t into b (first k constants) and a new block
  * (the other size - k); returns the new block or -1.  Tuples made before
  * must be passed to si_tuple_split() to follow. */

@@ -378,6 +378,124 @@ START_TEST(test_text_and_large_counts)
 }
 END_TEST
 
+/* Domains of many blocks (two words of bits), so that si_index lists
+ * tuples by block and sets the wide ones apart, and si_set_count meets
+ * repeats, tuples within others and wide tuples: every tuple sharing a
+ * solution with q is found, in order, and union counts match brute
+ * force.  Two variables, so brute force stays small. */
+#define BIGC 200
+static int big_blk[2][BIGC];
+
+static struct si_tuple *
+big_tuple(struct si_space *sp, const int *types)
+{
+	struct si_tuple *t = si_tuple_new(sp, 2, types);
+
+	for (int v = 0; v < 2; v++) {
+		int nb = sp->nblocks[types[v]], mode = (int)rnd(3);
+		uint64_t bits[4] = { 0 };
+		for (int k = 1 + (int)rnd(4); mode && k > 0; k--) {
+			int b = (int)rnd((unsigned)nb);
+			bits[b / 64] |= (uint64_t)1 << (b % 64);
+		}
+		if (mode == 1)
+			si_in(t, v, bits);       /* a few blocks */
+		else if (mode == 2)
+			si_not_in(t, v, bits);   /* all but a few: wide */
+	}
+	if (types[0] == types[1] && rnd(3) == 0) {
+		if (rnd(2))
+			si_eq(t, 0, 1);
+		else
+			ck_assert_int_eq(si_neq(t, 0, 1), 0);
+	}
+	return t;
+}
+
+static int
+big_sat(const struct si_tuple *t, int a, int b)
+{
+	int val[2] = { a, b };
+
+	for (int v = 0; v < 2; v++)
+		if (!si_has(t, v, big_blk[t->type[v]][val[v]]) ||
+		    val[v] != val[t->rep[v]])
+			return 0;
+	return t->nneq == 0 || a != b;
+}
+
+START_TEST(test_index_many_blocks)
+{
+	int listed = 0, wide = 0;
+
+	for (unsigned seed = 1; seed <= 300; seed++) {
+		struct si_space *sp = si_space_new(2);
+		struct si_set s = { 0 };
+		struct si_ids near = { 0 };
+		struct si_index *ix;
+		struct si_tuple *q;
+		int nc[2] = { 0, 0 }, types[2], map[2] = { 0, 1 }, nt, brute = 0;
+
+		rs = seed * 104729u;
+		for (int t = 0; t < 2; t++)
+			for (int b = 0, nb = 40 + (int)rnd(60); b < nb; b++) {
+				int size = 1 + (int)rnd(2);
+				ck_assert_int_eq(si_space_add_block(sp, t, size), b);
+				while (size-- > 0)
+					big_blk[t][nc[t]++] = b;
+			}
+		types[0] = 0;
+		types[1] = (int)rnd(2);
+		if (types[1] == 0 && rnd(2)) {
+			map[0] = 1;
+			map[1] = 0;
+		}
+		nt = 1 + (int)rnd(12);
+		for (int k = 0; k < nt; k++) {
+			struct si_tuple *t = k > 0 && rnd(4) == 0 ?
+			    si_tuple_copy(s.v.v[rnd((unsigned)k)]) : big_tuple(sp, types);
+			ck_assert_int_eq(VEC_PUSH(s.v, t), 0);
+		}
+		q = big_tuple(sp, types);
+		ck_assert_ptr_nonnull(ix = si_index_new(&s, sp));
+		ck_assert_int_eq(si_index_meets(ix, q, map, &near), 0);
+		for (size_t k = 1; k < near.n; k++)
+			ck_assert_int_lt(near.v[k - 1], near.v[k]);
+		for (int j = 0; j < nt; j++) {
+			int shares = 0, in = 0;
+			for (int a = 0; a < nc[0] && !shares; a++)
+				for (int b = 0; b < nc[types[1]] && !shares; b++) {
+					int val[2] = { a, b };
+					shares = big_sat(q, a, b) &&
+					    big_sat(s.v.v[j], val[map[0]], val[map[1]]);
+				}
+			for (size_t k = 0; k < near.n; k++)
+				in |= near.v[k] == j;
+			ck_assert_msg(!shares || in, "seed %u: tuple %d meets q but "
+			    "is not listed", seed, j);
+			listed += in;
+			wide += si_count(s.v.v[j], sp) > 1000;
+		}
+		for (int a = 0; a < nc[0]; a++)
+			for (int b = 0; b < nc[types[1]]; b++) {
+				int any = 0;
+				for (int j = 0; j < nt && !any; j++)
+					any = big_sat(s.v.v[j], a, b);
+				brute += any;
+			}
+		ck_assert_msg(si_set_count(&s, sp) == brute, "seed %u: union count "
+		    "%g vs %d", seed, si_set_count(&s, sp), brute);
+		si_index_free(ix);
+		si_tuple_free(q);
+		free(near.v);
+		si_set_free(&s);
+		si_space_free(sp);
+	}
+	ck_assert_int_ge(listed, 300);
+	ck_assert_int_ge(wide, 300);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -387,6 +505,7 @@ main(void)
 		test_project,
 		test_split_and_restrict,
 		test_text_and_large_counts,
+		test_index_many_blocks,
 	};
 
 	return tu_main("setineq", 0, tests, sizeof tests / sizeof *tests);
