@@ -2917,6 +2917,50 @@ oom:
 	return -1;
 }
 
+/* A part with more clauses is drawn flat from the first sample on, if
+ * it is ground or nearly (without a search that would try it exactly
+ * first). */
+#define FLAT_CLAUSES 2000
+
+/* A part that is nearly ground (its ground atoms at most twice its
+ * classes) has little to lift: grounded whole (every block
+ * split into constants of their own), it is drawn from a flat copy, as
+ * a search through it would cost a copy of the part per atom.  *out
+ * stays NULL when the part is not nearly ground, or its grounding would
+ * have more than GROUND_MAX clauses or atoms. */
+#define GROUND_MAX 2000000.0
+static int
+gpart_nearly(struct eng *g, const struct th *t, struct gpart **out)
+{
+	struct index ix;
+	struct th *u;
+	double clauses = 0;
+	int nb, near, rc = 0;
+
+	*out = NULL;
+	if (index_build(g, t, &ix) < 0)
+		return -1;
+	near = ix.total <= 2.0 * ix.ncls && ix.total <= GROUND_MAX;
+	index_free(&ix);
+	for (size_t i = 0; i < t->c.n && near; i++)
+		clauses += cl_count(t->c.v[i], t->size);
+	if (!near || clauses > GROUND_MAX)
+		return 0;
+	if (!(u = th_copy(t)))
+		return -1;
+	nb = u->nb;
+	for (int b = 0; b < nb && rc == 0; b++) {
+		while (u->size[b] > 1 && rc == 0)
+			rc = split_one(u, b) < 0 ? -1 : 0;
+		if (rc == 0 && normalise(g, u) < 0)
+			rc = -1;
+	}
+	if (rc == 0)
+		rc = gpart_new(g, u, out);
+	th_free(u);
+	return rc;
+}
+
 /* The adaptive proposal's probability that atom c is true, given the
  * atoms drawn before it (classes below c), the others independent with
  * their marginals m (see struct gpart). */
@@ -3274,10 +3318,14 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 				g->trk_v[p->slots[j]] = p->vals[j];
 			continue;
 		}
-		if (!p->gp && p->gp_tried == 1) {
-			/* the first sample found it not exact: flat, if ground */
+		if (!p->gp && (p->gp_tried == 1 ||
+		    (p->gp_tried == 0 && p->t->c.n > FLAT_CLAUSES))) {
+			/* the first sample found it not exact, or it is too
+			 * big for the search to be worth a try (every node
+			 * copies it): flat, if ground or nearly */
 			p->gp_tried = 2;
-			if (gpart_new(g, p->t, &p->gp) < 0)
+			if (gpart_new(g, p->t, &p->gp) < 0 ||
+			    (!p->gp && gpart_nearly(g, p->t, &p->gp) < 0))
 				return err_oom(e);
 		}
 		if (p->gp) {

@@ -25,6 +25,26 @@ struct lis_case {
 	const char *name, *model, *evidence, *queries;
 };
 
+/* A chain of 36 persons, P1 friends with P2 and so on (Friends closed
+ * world), with an EXIST formula of negative weight (auxiliary atoms). */
+#define CHAIN_PERSONS "P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12, " \
+	"P13, P14, P15, P16, P17, P18, P19, P20, P21, P22, P23, P24, P25, " \
+	"P26, P27, P28, P29, P30, P31, P32, P33, P34, P35, P36"
+#define CHAIN_MODEL "Smokes(person)\nCancer(person)\n" \
+	"*Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n" \
+	"1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n" \
+	"-0.8 EXIST y Friends(x, y) ^ Smokes(y)\n"
+#define CHAIN_FRIENDS \
+	"Friends(P1,P2)\nFriends(P2,P3)\nFriends(P3,P4)\nFriends(P4,P5)\n" \
+	"Friends(P5,P6)\nFriends(P6,P7)\nFriends(P7,P8)\nFriends(P8,P9)\n" \
+	"Friends(P9,P10)\nFriends(P10,P11)\nFriends(P11,P12)\nFriends(P12,P13)\n" \
+	"Friends(P13,P14)\nFriends(P14,P15)\nFriends(P15,P16)\nFriends(P16,P17)\n" \
+	"Friends(P17,P18)\nFriends(P18,P19)\nFriends(P19,P20)\nFriends(P20,P21)\n" \
+	"Friends(P21,P22)\nFriends(P22,P23)\nFriends(P23,P24)\nFriends(P24,P25)\n" \
+	"Friends(P25,P26)\nFriends(P26,P27)\nFriends(P27,P28)\nFriends(P28,P29)\n" \
+	"Friends(P29,P30)\nFriends(P30,P31)\nFriends(P31,P32)\nFriends(P32,P33)\n" \
+	"Friends(P33,P34)\nFriends(P34,P35)\nFriends(P35,P36)\n"
+
 static const struct lis_case cases[] = {
 	{ "smokers", "person = {A, B, C}\nSmokes(person)\nCancer(person)\n"
 	    "Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n"
@@ -44,26 +64,15 @@ static const struct lis_case cases[] = {
 	{ "hard", "t = {A, B, C, D}\nP(t)\nQ(t)\nR(t, t)\n"
 	    "P(x) ^ R(x, y) => Q(y).\n0.9 P(x)\n-0.4 R(x, y)\n2 Q(x) => P(x)\n",
 	    "P(A)\n!Q(B)\n", "Q" },
-	/* a chain of 36 persons (closed-world Friends): the evidence leaves
-	 * every person apart, so the part is all ground and drawn from its
-	 * flat copy (gpart), with auxiliary atoms from the EXIST formula */
-	{ "chain", "person = {P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, P11, P12,\n"
-	    "P13, P14, P15, P16, P17, P18, P19, P20, P21, P22, P23, P24,\n"
-	    "P25, P26, P27, P28, P29, P30, P31, P32, P33, P34, P35, P36}\n"
-	    "Smokes(person)\nCancer(person)\n*Friends(person, person)\n"
-	    "1.5 Smokes(x) => Cancer(x)\n"
-	    "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"
-	    "-0.8 EXIST y Friends(x, y) ^ Smokes(y)\n",
-	    "Friends(P1,P2)\nFriends(P2,P3)\nFriends(P3,P4)\nFriends(P4,P5)\n"
-	    "Friends(P5,P6)\nFriends(P6,P7)\nFriends(P7,P8)\nFriends(P8,P9)\n"
-	    "Friends(P9,P10)\nFriends(P10,P11)\nFriends(P11,P12)\nFriends(P12,P13)\n"
-	    "Friends(P13,P14)\nFriends(P14,P15)\nFriends(P15,P16)\nFriends(P16,P17)\n"
-	    "Friends(P17,P18)\nFriends(P18,P19)\nFriends(P19,P20)\nFriends(P20,P21)\n"
-	    "Friends(P21,P22)\nFriends(P22,P23)\nFriends(P23,P24)\nFriends(P24,P25)\n"
-	    "Friends(P25,P26)\nFriends(P26,P27)\nFriends(P27,P28)\nFriends(P28,P29)\n"
-	    "Friends(P29,P30)\nFriends(P30,P31)\nFriends(P31,P32)\nFriends(P32,P33)\n"
-	    "Friends(P33,P34)\nFriends(P34,P35)\nFriends(P35,P36)\n" "Smokes(P3)\n",
-	    "Smokes" },
+	/* the chain: the evidence leaves every person apart, so the part is
+	 * all ground and drawn from its flat copy (gpart) */
+	{ "chain", "person = {" CHAIN_PERSONS "}\n" CHAIN_MODEL,
+	    CHAIN_FRIENDS "Smokes(P3)\n", "Smokes" },
+	/* the chain and four interchangeable persons X (one block) tied to
+	 * P1: nearly ground, so grounded whole and drawn flat */
+	{ "chain-block", "person = {" CHAIN_PERSONS ", X1, X2, X3, X4}\n"
+	    CHAIN_MODEL, CHAIN_FRIENDS "Smokes(P3)\nFriends(X1,P1)\n"
+	    "Friends(X2,P1)\nFriends(X3,P1)\nFriends(X4,P1)\n", "Smokes" },
 };
 
 /* Loads case c into a fresh database and runs exact inference (run 1). */
@@ -182,6 +191,7 @@ static const struct {
 	{ 0, -1, "adaptive", "path" }, { 1, -1, "adaptive", "path" },
 	{ 2, -1, "adaptive", "path" }, { 3, 3, "adaptive", "path" },
 	{ 4, -1, "adaptive", "pairs" }, { 4, -1, "adaptive", "path" },
+	{ 5, -1, "adaptive", "pairs" },
 };
 
 START_TEST(test_lis_coverage)
