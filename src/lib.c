@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "sqlift.h"
-#include "sqlift-trace.h"
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/infer.h"

@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "sqlift-trace.h"
 
 /* Whether an executable gnuplot is on PATH, as the shell would find it. */
 static int

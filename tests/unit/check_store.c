@@ -5,7 +5,6 @@
  * results of sampling runs (schema version 4) are stored and read back. */
 #include <sys/stat.h>
 
-#include "sqlift-trace.h"
 #include "store/store.h"
 #include "testutil.h"
 
