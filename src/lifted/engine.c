@@ -2831,8 +2831,9 @@ gpart_occ(struct gpart *gp)
 	return 0;
 }
 
-/* The flat copy of t, or *out NULL when t is not all ground or has a
- * clause with two auxiliary atoms (then the search draws it). */
+/* The flat copy of t, or *out NULL when t is not all ground, has a
+ * clause with two auxiliary atoms, or has fewer than BATCH_MIN atoms to
+ * draw while the exact budget is not 0 (then the search draws it). */
 static int
 gpart_new(struct eng *g, const struct th *t, struct gpart **out)
 {
@@ -2907,6 +2908,12 @@ gpart_new(struct eng *g, const struct th *t, struct gpart **out)
 	gp->first[t->c.n] = (int)nl;
 	if (gpart_occ(gp) < 0)
 		goto oom;
+	if (gp->ndraw < BATCH_MIN && g->o.exact_budget > 0) {
+		/* a few atoms: the search's per-node adaptive tables learn
+		 * their conditionals, and it may solve parts exactly */
+		gpart_free(gp);
+		gp = NULL;
+	}
 done:
 	index_free(&ix);
 	*out = gp;
@@ -3073,7 +3080,8 @@ struct tpart {
 	double *vals;
 	size_t nslots;
 	struct gpart *gp;      /* all ground: drawn from this flat copy */
-	int gp_tried;
+	int gp_tried;          /* 0: not yet; 1: search drew all (try flat);
+	                          2: done; 3: the search solved parts exactly */
 };
 
 struct eng_target {
@@ -3298,6 +3306,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
     double *log_w, struct err *e)
 {
 	double sum = tg->konst;
+	int64_t solved;
 	int rc = 0;
 
 	g->e = e;
@@ -3340,8 +3349,14 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 			return err_oom(e);
 		g->ntrk_log = 0;
 		g->rng = r;
+		solved = g->st.exact_tries - g->st.exact_fails;
 		rc = solve(g, t, &z);
-		p->gp_tried += !p->gp_tried;
+		/* the first sample: flat from now on unless the search solved
+		 * something in it exactly (Rao-Blackwellised parts beat flat
+		 * draws of all their atoms) */
+		if (!p->gp_tried)
+			p->gp_tried = g->st.exact_tries - g->st.exact_fails > solved ?
+			    3 : 1;
 		g->rng = NULL;
 		g->trying = 0;
 		if (rc)
