@@ -730,7 +730,8 @@ si_index_meets(struct si_index *ix, const struct si_tuple *q,
 		if (meets_blocks(s->v.v[j], q, map) && ids_push(out, j) < 0)
 			return -1;
 	}
-	qsort(out->v, out->n, sizeof *out->v, int_cmp);
+	if (out->n > 1)
+		qsort(out->v, out->n, sizeof *out->v, int_cmp);
 	return 0;
 }
 
@@ -749,12 +750,14 @@ tuple_hash(const struct si_tuple *t)
 static int
 tuple_same(const struct si_tuple *a, const struct si_tuple *b)
 {
+	/* (memcmp with a NULL argument is undefined even for 0 bytes) */
 	return a->nvars == b->nvars && a->nwords == b->nwords &&
 	    a->nneq == b->nneq &&
-	    !memcmp(a->rep, b->rep, (size_t)a->nvars * sizeof *a->rep) &&
-	    !memcmp(a->support, b->support, (size_t)a->nvars * a->nwords *
-	    sizeof *a->support) &&
-	    !memcmp(a->neq, b->neq, (size_t)a->nneq * sizeof *a->neq);
+	    (a->nvars == 0 || (!memcmp(a->rep, b->rep, (size_t)a->nvars *
+	    sizeof *a->rep) && !memcmp(a->support, b->support,
+	    (size_t)a->nvars * a->nwords * sizeof *a->support))) &&
+	    (a->nneq == 0 || !memcmp(a->neq, b->neq, (size_t)a->nneq *
+	    sizeof *a->neq));
 }
 
 /* Is every solution of a one of b?  (Sufficient test: b's subset
@@ -854,7 +857,8 @@ big_first(struct si_set *s)
 			if (t->rep[k] == k)
 				v[i].size *= popcount(sup(t, k), t->nwords);
 	}
-	qsort(v, s->v.n, sizeof *v, by_size_cmp);
+	if (s->v.n > 1)
+		qsort(v, s->v.n, sizeof *v, by_size_cmp);
 	for (size_t i = 0; i < s->v.n; i++)
 		s->v.v[i] = (struct si_tuple *)v[i].t;
 	free(v);

@@ -217,8 +217,10 @@ same_but(const struct piece *a, const struct piece *b, int v)
 
 	if (a->live != b->live || x->nwords != y->nwords ||
 	    x->nneq != y->nneq ||
-	    memcmp(x->rep, y->rep, (size_t)x->nvars * sizeof *x->rep) ||
-	    memcmp(x->neq, y->neq, (size_t)x->nneq * sizeof *x->neq))
+	    (x->nvars && memcmp(x->rep, y->rep, (size_t)x->nvars *
+	    sizeof *x->rep)) ||
+	    (x->nneq && memcmp(x->neq, y->neq, (size_t)x->nneq *
+	    sizeof *x->neq)))
 		return 0;
 	for (int u = 0; u < x->nvars; u++)
 		if (u != v && x->rep[u] == u &&
@@ -455,7 +457,8 @@ outside(const struct si_tuple *t, const struct si_space *sp,
 					goto done;
 			}
 	}
-	qsort(bk.v, bk.n, sizeof *bk.v, bk_cmp);
+	if (bk.n > 1)
+		qsort(bk.v, bk.n, sizeof *bk.v, bk_cmp);
 	/* the blocks in no cube */
 	if (!(mask = xcalloc((size_t)nw + 1, sizeof *mask)) ||
 	    !(y = si_tuple_copy(t)))
@@ -483,14 +486,16 @@ outside(const struct si_tuple *t, const struct si_space *sp,
 		}
 		runs[nruns - 1].n++;
 	}
-	qsort(runs, nruns, sizeof *runs, krun_cmp);
+	if (nruns > 1)
+		qsort(runs, nruns, sizeof *runs, krun_cmp);
 	for (size_t g = 0; g < nruns;) {
 		const struct si_tuple **sub;
 		size_t h = g;
 		int r;
 		memset(mask, 0, (size_t)nw * sizeof *mask);
 		for (; h < nruns && runs[h].n == runs[g].n &&
-		    !memcmp(runs[h].k, runs[g].k, (size_t)runs[g].n * sizeof(int));
+		    (runs[g].n == 0 || !memcmp(runs[h].k, runs[g].k,
+		    (size_t)runs[g].n * sizeof(int)));
 		    h++)
 			mask[runs[h].b / 64] |= (uint64_t)1 << (runs[h].b % 64);
 		if (!(sub = xmalloc(((size_t)runs[g].n + 1) * sizeof *sub)))
