@@ -1478,6 +1478,35 @@ is_aux(const struct eng *g, const struct index *ix, int k)
 	return g->ct->m->preds.v[ix->occ[ix->first[k]].key[0]].aux;
 }
 
+/* Class k is one ground atom that the sampler draws itself (auxiliary
+ * atoms are left to the others, which force them or leave them free). */
+static int
+drawable(const struct eng *g, const struct index *ix, int k)
+{
+	return ix->slots[k] == 0 && !is_aux(g, ix, k);
+}
+
+/* The drawable classes of ix, and in *first the first of them. */
+static int
+count_drawable(const struct eng *g, const struct index *ix, int *first)
+{
+	int n = 0;
+
+	*first = -1;
+	for (int c = 0; c < ix->ncls; c++)
+		if (drawable(g, ix, c) && n++ == 0)
+			*first = c;
+	return n;
+}
+
+/* The Bernoulli proposal key of a ground atom with class key hash h:
+ * apart from the nodes keyed by theory. */
+static uint64_t
+atom_prop_key(uint64_t h)
+{
+	return h ^ 0x9e3779b97f4a7c15ULL;
+}
+
 /* The class to branch on: the last one eliminated by the order's rule
  * (population order: the smallest), over the classes' interaction graph
  * (classes in one clause are neighbours). */
@@ -1848,7 +1877,7 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 	int rc = 0;
 
 	for (int c = 0; c < ix->ncls; c++)
-		na += ix->slots[c] == 0;
+		na += drawable(g, ix, c);
 	for (m.cap = 16; m.cap < 2 * na; m.cap *= 2)
 		;
 	if (!(m.v = xcalloc(m.cap, sizeof *m.v)) ||
@@ -1859,13 +1888,13 @@ batch_sample(struct eng *g, struct th *t, struct index *ix, double *out)
 	na = 0;
 	for (int c = 0; c < ix->ncls; c++) {
 		const struct occ *o = &ix->occ[ix->first[c]];
-		uint64_t h = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key);
 		struct prop *p;
+		uint64_t h;
 		double q;
-		if (ix->slots[c] != 0 || is_aux(g, ix, c))
+		if (!drawable(g, ix, c))
 			continue;
-		/* the atom's proposal: apart from nodes keyed by theory */
-		pk[na].h = h ^ 0x9e3779b97f4a7c15ULL;
+		h = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key);
+		pk[na].h = atom_prop_key(h);
 		pk[na].k = (int)prop_draw(g, pk[na].h, 1, &p, &q);
 		lq += q;
 		expected -= ix->atoms[c];
@@ -2141,8 +2170,8 @@ solve(struct eng *g, struct th *t, double *out)
 	struct index ix;
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
-	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch = 0;
-	int skip_key = 0;
+	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch;
+	int skip_key, first = -1;
 
 	if ((rc = limits(g, t))) {
 		th_free(t);
@@ -2162,15 +2191,12 @@ solve(struct eng *g, struct th *t, double *out)
 		index_free(&ix);
 		return rc;
 	}
-	if (sampling && (g->o.exact_budget == 0 || ix.total >= g->try_cap)) {
-		/* too big to try exactly, and drawn at once (batch_sample)
-		 * if it has that many atoms: such a node needs no key (a
-		 * cache hit is unlikely, and only lowers the variance) */
-		int na = 0;
-		for (int c = 0; c < ix.ncls && na < BATCH_MIN; c++)
-			na += ix.slots[c] == 0 && !is_aux(g, &ix, c);
-		skip_key = na >= BATCH_MIN;
-	}
+	/* many ground atoms: all at once (batch_sample); a few: one by
+	 * one, each proposal knowing the earlier draws */
+	batch = sampling && count_drawable(g, &ix, &first) >= BATCH_MIN;
+	/* too big to try exactly and drawn at once: such a node needs no
+	 * key (a cache hit is unlikely, and only lowers the variance) */
+	skip_key = batch && (g->o.exact_budget == 0 || ix.total >= g->try_cap);
 	if ((!g->o.no_cache || sampling) && !skip_key) {
 		struct centry *c;
 		if (cache_key(g, t, &key) < 0) {
@@ -2239,21 +2265,7 @@ solve(struct eng *g, struct th *t, double *out)
 	g->cur_h = h;
 	if (power(g, t, &ix, out, &rc))
 		goto store;
-	cls = pick_class(g, t, &ix);
-	if (sampling) {
-		/* many ground atoms: first, all at once (batch_sample); a
-		 * few: one by one, each proposal knowing the earlier draws.
-		 * Auxiliary atoms are left to the others, which force them
-		 * or leave them free: drawn at once with them, they would
-		 * break the hard clauses A <=> F in most samples */
-		int na = 0, first = -1;
-		for (int c = 0; c < ix.ncls; c++)
-			if (ix.slots[c] == 0 && !is_aux(g, &ix, c) && na++ == 0)
-				first = c;
-		batch = na >= BATCH_MIN;
-		if (batch)
-			cls = first;
-	}
+	cls = batch ? first : pick_class(g, t, &ix);
 	if (sampling) {
 		/* one branch: nothing of this node is needed below it */
 		free(key.v);
@@ -2887,8 +2899,8 @@ gpart_new(struct eng *g, const struct th *t, struct gpart **out)
 		gp->key[c] = gp->keybuf + kl;
 		gp->klen[c] = o->len;
 		kl += o->len;
-		gp->h[c] = fnv1a(FNV_INIT, o->key, o->len * sizeof *o->key) ^
-		    0x9e3779b97f4a7c15ULL;
+		gp->h[c] = atom_prop_key(fnv1a(FNV_INIT, o->key,
+		    o->len * sizeof *o->key));
 		gp->aux[c] = is_aux(g, &ix, c) ? gp->naux++ : -1;
 		gp->ndraw += gp->aux[c] < 0;
 	}
