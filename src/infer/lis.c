@@ -87,21 +87,124 @@ acc_result(const struct acc *a, double *log_z, double *stderr_lz,
 	*stderr_lz = sqrt((var > 0 ? var : 0) / n) / mean;
 }
 
-void
-lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
-    double *stderr_lz, double *ess)
-{
-	struct acc a = { 0, 0, 0, 0 };
+/* A target's running estimate: its constant, and per independent part
+ * the sums of its weights (eng_part_weights).  Z^ is the constant times
+ * the product of the parts' mean weights: unbiased, as each part's draws
+ * are (AND/OR sampling); its log's standard error adds the parts'
+ * squared relative errors (the delta method), and its effective sample
+ * size is the smallest of the parts'. */
+struct tacc {
+	size_t np;
+	double konst;          /* -inf: Z = 0 */
+	double *last;          /* per part: the last sample's log weight */
+	struct acc *a;         /* per part */
+	int64_t n;
+};
 
-	for (int64_t i = 0; i < n; i++)
-		acc_add(&a, lw[(size_t)i * stride]);
-	acc_result(&a, log_z, stderr_lz, ess);
+static int
+tacc_init(struct tacc *t, size_t np, double konst)
+{
+	t->np = np;
+	t->konst = konst;
+	t->n = 0;
+	t->last = xcalloc(np + 1, sizeof *t->last);
+	t->a = xcalloc(np + 1, sizeof *t->a);
+	return t->last && t->a ? 0 : -1;
 }
 
-/* Path marginals: sums of w v, w^2 v^2, w^2 v (and for Z: w, w^2, in
- * s1/s2) with w = exp(lw - m), m the stream's largest log weight. */
+static void
+tacc_free(struct tacc *t)
+{
+	free(t->last);
+	free(t->a);
+}
+
+/* Counts the last sample (each part's weight in t->last). */
+static void
+tacc_add(struct tacc *t)
+{
+	t->n++;
+	for (size_t k = 0; k < t->np; k++)
+		acc_add(&t->a[k], t->last[k]);
+}
+
+/* The estimate from parts a[0 .. np) of n samples each. */
+static void
+parts_result(const struct acc *a, size_t np, double konst, int64_t n,
+    double *log_z, double *stderr_lz, double *ess)
+{
+	double var = 0;
+
+	*log_z = konst;
+	*ess = (double)n;
+	*stderr_lz = n < 2 ? NAN : 0;
+	if (n == 0 || konst == -INFINITY) {
+		*log_z = -INFINITY;
+		*stderr_lz = NAN;
+		*ess = 0;
+		return;
+	}
+	for (size_t k = 0; k < np; k++) {
+		double l, se, e;
+		acc_result(&a[k], &l, &se, &e);
+		if (l == -INFINITY) {
+			*log_z = -INFINITY;
+			*stderr_lz = NAN;
+			*ess = 0;
+			return;
+		}
+		*log_z += l;
+		if (e < *ess)
+			*ess = e;
+		if (!isnan(se))
+			var += se * se;
+	}
+	if (n >= 2)
+		*stderr_lz = sqrt(var);
+}
+
+/* Target i's parts merged over the streams' accumulators (src per
+ * stream, NULL: that stream's own). */
+static int
+merge_target(const struct tacc *const *src, int nt, struct acc **out,
+    size_t *np, double *konst, int64_t *n)
+{
+	const struct tacc *t0 = NULL;
+
+	*out = NULL;
+	*np = 0;
+	*n = 0;
+	*konst = -INFINITY;
+	for (int i = 0; i < nt && !t0; i++)
+		if (src[i] && src[i]->a)
+			t0 = src[i];
+	if (!t0)
+		return 0;
+	*np = t0->np;
+	*konst = t0->konst;
+	if (!(*out = xcalloc(t0->np + 1, sizeof **out)))
+		return -1;
+	for (int i = 0; i < nt; i++) {
+		if (!src[i] || !src[i]->a)
+			continue;
+		*n += src[i]->n;
+		for (size_t k = 0; k < t0->np; k++)
+			acc_merge(&(*out)[k], &src[i]->a[k]);
+	}
+	return 0;
+}
+
+/* Path marginals, per group: the sums of its part's weights w (s1 and
+ * s2 of Z's part) and of w v, w^2 v^2, w^2 v, with w = exp(lw - m), m
+ * the largest log weight its part had in the stream. */
 struct pacc {
-	double s1, s2, s3;
+	double m, w1, w2, s1, s2, s3;
+};
+
+/* Z's trace in a stream: its parts' sums after r rounds. */
+struct snap {
+	int64_t r;
+	struct acc *a;
 };
 
 /* What a target is in a stream. */
@@ -116,12 +219,12 @@ struct stream {
 	int64_t quota;         /* 0: until the deadline */
 	double t0, deadline;
 	double *known;         /* per group: marginal without search, or -1 */
-	double *zw;            /* per round: Z's log weight */
-	struct acc *acc;       /* per target */
+	struct tacc *ta;       /* per target */
+	struct snap *snap;     /* Z's trace points */
+	size_t nsnap;
 	int *slot;             /* per group: eng_track slot, or -1 (pairs) */
+	int *spart;            /* per group: the part of Z holding its slot */
 	struct pacc *pa;       /* per group (path) */
-	struct pacc pz;        /* Z's weights, in the same scale as pa */
-	double pm;             /* that scale */
 	int64_t n;
 	struct eng_stats st;
 	struct err e;
@@ -141,34 +244,44 @@ lis_marginals_parse(const char *s)
 	return -1;
 }
 
-/* Adds one round: Z's log weight lw and the tracked expectations v. */
+/* Adds one round: Z's parts' log weights lw and the tracked
+ * expectations v. */
 static void
-path_add(struct stream *s, double *m, double lw, const double *v)
+path_add(struct stream *s, const double *lw, const double *v)
 {
-	double w;
-
-	if (lw == -INFINITY)
-		return;
-	if (s->pz.s1 == 0 || lw > *m) {
-		double f = s->pz.s1 == 0 ? 0 : exp(*m - lw);
-		s->pz.s1 *= f;
-		s->pz.s2 *= f * f;
-		for (size_t k = 0; k < s->ngr; k++) {
-			s->pa[k].s1 *= f;
-			s->pa[k].s2 *= f * f;
-			s->pa[k].s3 *= f * f;
+	for (size_t k = 0; k < s->ngr; k++) {
+		struct pacc *a = &s->pa[k];
+		double l, w;
+		if (s->slot[k] < 0)
+			continue;
+		l = s->spart[k] >= 0 ? lw[s->spart[k]] : 0;
+		if (l == -INFINITY)
+			continue;
+		if (a->w1 == 0 || l > a->m) {
+			double f = a->w1 == 0 ? 0 : exp(a->m - l);
+			a->w1 *= f;
+			a->w2 *= f * f;
+			a->s1 *= f;
+			a->s2 *= f * f;
+			a->s3 *= f * f;
+			a->m = l;
 		}
-		*m = lw;
+		w = exp(l - a->m);
+		a->w1 += w;
+		a->w2 += w * w;
+		a->s1 += w * v[k];
+		a->s2 += w * w * v[k] * v[k];
+		a->s3 += w * w * v[k];
 	}
-	w = exp(lw - *m);
-	s->pz.s1 += w;
-	s->pz.s2 += w * w;
-	for (size_t k = 0; k < s->ngr; k++)
-		if (s->slot[k] >= 0) {
-			s->pa[k].s1 += w * v[k];
-			s->pa[k].s2 += w * w * v[k] * v[k];
-			s->pa[k].s3 += w * w * v[k];
-		}
+}
+
+/* Trace points: after 1, 2, 5, 10, 20, 50, ... rounds. */
+static int
+trace_round(int64_t r)
+{
+	while (r % 10 == 0)
+		r /= 10;
+	return r == 1 || r == 2 || r == 5;
 }
 
 /* The clauses the targets of a stream may hold (about 100 bytes each). */
@@ -255,21 +368,22 @@ stream_run(void *arg)
 	unsigned char *state = xcalloc(s->ntg + 1, 1);
 	double *row = xmalloc((s->ntg + 1) * sizeof *row);
 	struct eng_rng r;
-	size_t cap = 0, held = 0, npath = 0;
+	size_t held = 0, npath = 0;
 	int rc = 0, late = 0, exact_all = 0;
-	double *tv = NULL, pm = 0;
+	double *tv = NULL;
 	int *comp = NULL;
 	size_t *size = NULL;
 
 	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
 	if (!tg || !state || !row ||
-	    !(s->acc = xcalloc(s->ntg + 1, sizeof *s->acc))) {
+	    !(s->ta = xcalloc(s->ntg + 1, sizeof *s->ta))) {
 		rc = err_oom(&s->e);
 		goto done;
 	}
 	for (size_t i = 0; i <= s->ngr; i++)
 		s->known[i] = -1;
 	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
+	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
 	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
 	    !(tv = xcalloc(s->ngr + 1, sizeof *tv))) {
 		rc = err_oom(&s->e);
@@ -317,21 +431,19 @@ stream_run(void *arg)
 		if (atomic_load(s->stop) ||
 		    (s->deadline > 0 && s->n > 0 && now_seconds() > s->deadline))
 			break;
-		if ((size_t)s->n + 1 > cap) {
-			size_t nc = cap ? 2 * cap : 64;
-			double *nz = xrealloc(s->zw, nc * sizeof *nz);
-			if (!nz) {
-				rc = err_oom(&s->e);
-				break;
-			}
-			s->zw = nz;
-			cap = nc;
-		}
 		exact_all = 1;
 		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
 			if (state[i] == TG_NEW) {
 				if ((rc = target_make(s, g, i, tg, state)))
 					break;
+				if (tg[i] && tacc_init(&s->ta[i], eng_target_parts(tg[i]),
+				    eng_target_konst(tg[i])) < 0) {
+					rc = err_oom(&s->e);
+					break;
+				}
+				if (i == 0 && tg[0])
+					for (size_t k = 0; k < s->ngr; k++)
+						s->spart[k] = eng_slot_part(tg[0], s->slot[k]);
 				held += eng_target_size(tg[i]);
 				if (held > MAX_HELD) {
 					rc = err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
@@ -353,6 +465,9 @@ stream_run(void *arg)
 				}
 				break;
 			}
+			if (s->ta[i].np)
+				memcpy(s->ta[i].last, eng_part_weights(tg[i]),
+				    s->ta[i].np * sizeof *s->ta[i].last);
 			if (i == 0 && npath) {
 				const double *v = eng_tracked(g);
 				for (size_t k = 0; k < s->ngr; k++)
@@ -375,11 +490,27 @@ stream_run(void *arg)
 		/* the round is complete: count it */
 		for (size_t i = 0; i < s->ntg; i++)
 			if (state[i] == TG_LIVE || state[i] == TG_EXACT)
-				acc_add(&s->acc[i], row[i]);  /* exact: round 0's */
-		s->zw[s->n] = row[0];
-		if (npath)
-			path_add(s, &pm, row[0], tv);
+				tacc_add(&s->ta[i]);  /* exact: round 0's */
+		if (npath && s->ta[0].konst > -INFINITY)
+			path_add(s, s->ta[0].last, tv);
 		s->n++;
+		if (trace_round(s->n) && s->ta[0].a) {
+			struct snap *sn = xrealloc(s->snap, (s->nsnap + 1) *
+			    sizeof *sn);
+			if (!sn) {
+				rc = err_oom(&s->e);
+				break;
+			}
+			s->snap = sn;
+			sn += s->nsnap;
+			sn->r = s->n;
+			if (!(sn->a = xmalloc((s->ta[0].np + 1) * sizeof *sn->a))) {
+				rc = err_oom(&s->e);
+				break;
+			}
+			memcpy(sn->a, s->ta[0].a, s->ta[0].np * sizeof *sn->a);
+			s->nsnap++;
+		}
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
 			progress(s);
@@ -397,36 +528,64 @@ done:
 	free(tv);
 	free(comp);
 	free(size);
-	s->pm = pm;
 	eng_free(g);
 	s->rc = rc;
 	return NULL;
 }
 
-/* Trace points: 1, 2, 5, 10, 20, 50, ... and n. */
+/* Z over all streams after r rounds each (the streams with fewer, all
+ * of theirs; r < 0: all); *samples gets how many that is. */
 static int
-trace(const double *lw, size_t stride, int64_t n, struct lis_result *res)
+z_at(const struct stream *s, int nt, int64_t r, struct lis_point *p)
+{
+	const struct tacc **src = xcalloc((size_t)nt, sizeof *src);
+	struct tacc *tmp = xcalloc((size_t)nt, sizeof *tmp);
+	struct acc *a = NULL;
+	size_t np;
+	double konst;
+	int64_t n;
+	int rc = -1;
+
+	if (!src || !tmp)
+		goto done;
+	for (int i = 0; i < nt; i++) {
+		const struct tacc *t = &s[i].ta[0];
+		src[i] = t;
+		if (r < 0 || s[i].n <= r)
+			continue;
+		for (size_t j = 0; j < s[i].nsnap; j++)
+			if (s[i].snap[j].r == r) {
+				tmp[i] = *t;
+				tmp[i].a = s[i].snap[j].a;
+				tmp[i].n = r;
+				src[i] = &tmp[i];
+			}
+	}
+	if (merge_target(src, nt, &a, &np, &konst, &n) < 0)
+		goto done;
+	p->samples = n;
+	parts_result(a, np, konst, n, &p->log_z, &p->stderr_lz, &p->ess);
+	rc = 0;
+done:
+	free(a);
+	free(src);
+	free(tmp);
+	return rc;
+}
+
+/* Trace points: after 1, 2, 5, 10, ... rounds of each stream, and at
+ * the end. */
+static int
+trace(const struct stream *s, int nt, int64_t rounds, struct lis_result *res)
 {
 	size_t cap = 64;
 
 	if (!(res->trace = xcalloc(cap, sizeof *res->trace)))
 		return -1;
-	for (int64_t d = 1; d <= n; d *= 10)
-		for (int k = 0; k < 3; k++) {
-			static const int step[] = { 1, 2, 5 };
-			int64_t m = d * step[k];
-			struct lis_point *p;
-			if (m >= n || res->ntrace + 1 >= cap)
-				break;
-			p = &res->trace[res->ntrace++];
-			p->samples = m;
-			lis_estimate(lw, stride, m, &p->log_z, &p->stderr_lz, &p->ess);
-		}
-	res->trace[res->ntrace].samples = n;
-	lis_estimate(lw, stride, n, &res->trace[res->ntrace].log_z,
-	    &res->trace[res->ntrace].stderr_lz, &res->trace[res->ntrace].ess);
-	res->ntrace++;
-	return 0;
+	for (int64_t r = 1; r < rounds && res->ntrace + 1 < cap; r++)
+		if (trace_round(r) && z_at(s, nt, r, &res->trace[res->ntrace++]) < 0)
+			return -1;
+	return z_at(s, nt, -1, &res->trace[res->ntrace++]);
 }
 
 static void
@@ -443,10 +602,13 @@ stats_add(struct eng_stats *a, const struct eng_stats *b)
 	a->draws += b->draws;
 	a->exact_tries += b->exact_tries;
 	a->exact_fails += b->exact_fails;
+	a->enumerations += b->enumerations;
+	a->flat_parts += b->flat_parts;
 }
 
 /* Group k's path estimate over all streams: the weighted mean of its
- * expectations, and the ratio estimator's standard error. */
+ * expectations (weights: its part's), and the ratio estimator's
+ * standard error. */
 static void
 path_result(const struct stream *s, int nt, size_t k, double *p,
     double *se)
@@ -454,18 +616,19 @@ path_result(const struct stream *s, int nt, size_t k, double *p,
 	double m = -INFINITY, w = 0, w2 = 0, a = 0, b = 0, c = 0, v;
 
 	for (int i = 0; i < nt; i++)
-		if (s[i].pz.s1 > 0 && s[i].pm > m)
-			m = s[i].pm;
+		if (s[i].pa[k].w1 > 0 && s[i].pa[k].m > m)
+			m = s[i].pa[k].m;
 	for (int i = 0; i < nt; i++) {
+		const struct pacc *x = &s[i].pa[k];
 		double f;
-		if (s[i].pz.s1 == 0)
+		if (x->w1 == 0)
 			continue;
-		f = exp(s[i].pm - m);
-		w += s[i].pz.s1 * f;
-		w2 += s[i].pz.s2 * f * f;
-		a += s[i].pa[k].s1 * f;
-		b += s[i].pa[k].s2 * f * f;
-		c += s[i].pa[k].s3 * f * f;
+		f = exp(x->m - m);
+		w += x->w1 * f;
+		w2 += x->w2 * f * f;
+		a += x->s1 * f;
+		b += x->s2 * f * f;
+		c += x->s3 * f * f;
 	}
 	if (w == 0) {
 		*p = 0.5;
@@ -477,6 +640,31 @@ path_result(const struct stream *s, int nt, size_t k, double *p,
 	*se = sqrt(v > 0 ? v : 0);
 }
 
+/* Target i's estimate over all streams. */
+static int
+target_result(const struct stream *s, int nt, size_t i, double *log_z,
+    double *stderr_lz, double *ess)
+{
+	const struct tacc **src = xcalloc((size_t)nt, sizeof *src);
+	struct acc *a = NULL;
+	size_t np;
+	double konst;
+	int64_t n;
+	int rc = -1;
+
+	if (src) {
+		for (int j = 0; j < nt; j++)
+			src[j] = &s[j].ta[i];
+		if (merge_target(src, nt, &a, &np, &konst, &n) == 0) {
+			parts_result(a, np, konst, n, log_z, stderr_lz, ess);
+			rc = 0;
+		}
+	}
+	free(a);
+	free(src);
+	return rc;
+}
+
 int
 lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res, struct err *e)
@@ -485,8 +673,8 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	struct stream *s = xcalloc((size_t)nt, sizeof *s);
 	pthread_t *th = xcalloc((size_t)nt, sizeof *th);
 	size_t ntg = 1 + 2 * ngr;
-	double *all = NULL, t0 = now_seconds();
-	int64_t total = 0, rounds = 0, k = 0;
+	double t0 = now_seconds();
+	int64_t total = 0, rounds = 0;
 	atomic_llong done = 0;
 	atomic_int stop = 0;
 
@@ -539,23 +727,18 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		    "--max-seconds %g", o->max_seconds);
 		goto done;
 	}
-	/* Z merged in the order (round, stream); the groups' sums stream by
-	 * stream */
-	if (!(all = xmalloc((size_t)total * sizeof *all)))
-		goto oom;
-	for (int64_t j = 0; j < rounds; j++)
-		for (int i = 0; i < nt; i++)
-			if (j < s[i].n)
-				all[k++] = s[i].zw[j];
+	/* each target's parts merged stream by stream */
 	res->samples = total;
-	lis_estimate(all, 1, total, &res->log_z, &res->stderr_lz, &res->ess);
+	res->parts = s[0].ta ? s[0].ta[0].np : 0;
+	if (target_result(s, nt, 0, &res->log_z, &res->stderr_lz, &res->ess) < 0)
+		goto oom;
 	if (res->log_z == -INFINITY) {
 		rc = err_set(e, SQLIFT_EZERO, "Z = 0 in all %lld samples: the hard "
 		    "formulas contradict each other or the evidence",
 		    (long long)total);
 		goto done;
 	}
-	if (trace(all, 1, total, res) < 0)
+	if (trace(s, nt, rounds, res) < 0)
 		goto oom;
 	if (res->st.draws == 0) {
 		/* nothing was drawn: every estimate is exact */
@@ -564,7 +747,6 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 			res->trace[i].stderr_lz = 0;
 	}
 	for (size_t i = 0; i < ngr; i++) {
-		struct acc a = { 0, 0, 0, 0 }, b = { 0, 0, 0, 0 };
 		double la, sa, lb, sb, ess, p;
 		if (s[0].known[1 + i] >= 0) {
 			gr[i].p = s[0].known[1 + i];
@@ -577,12 +759,9 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 				gr[i].stderr_p = 0;
 			continue;
 		}
-		for (int j = 0; j < nt; j++) {
-			acc_merge(&a, &s[j].acc[1 + 2 * i]);
-			acc_merge(&b, &s[j].acc[2 + 2 * i]);
-		}
-		acc_result(&a, &la, &sa, &ess);
-		acc_result(&b, &lb, &sb, &ess);
+		if (target_result(s, nt, 1 + 2 * i, &la, &sa, &ess) < 0 ||
+		    target_result(s, nt, 2 + 2 * i, &lb, &sb, &ess) < 0)
+			goto oom;
 		if (la == -INFINITY && lb == -INFINITY) {
 			gr[i].p = 0.5;
 			gr[i].stderr_p = NAN;
@@ -600,12 +779,16 @@ oom:
 done:
 	for (int i = 0; s && i < nt; i++) {
 		free(s[i].known);
-		free(s[i].zw);
-		free(s[i].acc);
+		for (size_t j = 0; s[i].ta && j < ntg; j++)
+			tacc_free(&s[i].ta[j]);
+		free(s[i].ta);
+		for (size_t j = 0; j < s[i].nsnap; j++)
+			free(s[i].snap[j].a);
+		free(s[i].snap);
 		free(s[i].slot);
+		free(s[i].spart);
 		free(s[i].pa);
 	}
-	free(all);
 	free(s);
 	free(th);
 	if (rc)

@@ -50,23 +50,22 @@ struct lis_result {
 	struct lis_point *trace;
 	size_t ntrace;
 	struct eng_stats st;   /* summed over the streams */
+	size_t parts;          /* Z's independent parts */
 };
 
-/* Samples theory t.  log Z's standard error is the delta method's,
- * se(Z^) / Z^.  A marginal is, by pairs, Z^(atom) / (Z^(atom) + Z^(not
+/* Samples theory t.  Each target is estimated as the product of its
+ * independent parts' mean weights (eng_part_weights); log Z's standard
+ * error is the delta method's, the root of the sum over the parts of
+ * (se(mean) / mean)^2, and its ESS the smallest of the parts'.  A marginal is, by pairs, Z^(atom) / (Z^(atom) + Z^(not
  * atom)) on the part that holds the atom, two estimates from the same
  * number of samples, with the delta method's error; by path, the
  * weighted mean over Z's samples of the atom's expectation given each
- * sample's path (eng_track), with the ratio estimator's error.  Z = 0 in
+ * sample's path (eng_track), weighted by its part's weights, with the
+ * ratio estimator's error.  Z = 0 in
  * every sample is SQLIFT_EZERO. */
 int lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res,
     struct err *e) WUR;
 void lis_result_free(struct lis_result *r);
-
-/* Estimate from n log weights (stride apart): log of their mean, its
- * standard error, and the effective sample size. */
-void lis_estimate(const double *lw, size_t stride, int64_t n, double *log_z,
-    double *stderr_lz, double *ess);
 
 #endif

@@ -69,6 +69,8 @@ struct eng_stats {
 	int64_t largest_grounding; /* size of the largest block grounded from */
 	int64_t draws;             /* sampled binomial nodes */
 	int64_t exact_tries, exact_fails;  /* subtheories tried exactly */
+	int64_t enumerations;      /* small ground parts enumerated (tries too) */
+	int64_t flat_parts;        /* target parts drawn from a flat copy */
 };
 
 struct eng;
@@ -148,8 +150,22 @@ int eng_known(struct eng *g, int pred, const int *block, const int *eq,
 int eng_target_exact(const struct eng_target *tg);
 /* The number of clauses a target holds (what it costs to keep). */
 size_t eng_target_size(const struct eng_target *tg);
+/* The target's independent parts: how many, the constant outside them
+ * (-inf: Z = 0), and after each eng_sample each part's log weight, an
+ * unbiased estimate of the part's Z given the draws before it (the
+ * proposals adapt from earlier draws only).  The parts are drawn apart,
+ * so the product of their mean weights estimates Z without bias, with
+ * the variance of each part alone (AND/OR sampling, Gogate and Dechter
+ * 2008), where the mean of the products has their product. */
+size_t eng_target_parts(const struct eng_target *tg);
+double eng_target_konst(const struct eng_target *tg);
+const double *eng_part_weights(const struct eng_target *tg);
+/* The part of tg that holds tracked slot (see eng_track; parts of the
+ * target made after the tracking), or -1: in no clause. */
+int eng_slot_part(const struct eng_target *tg, int slot);
 /* One sample: *log_w = log of an unbiased estimate of the target's Z
- * (-inf: this sample found a contradiction). */
+ * (-inf: this sample found a contradiction): konst plus the parts' log
+ * weights. */
 int eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
     double *log_w, struct err *e) WUR;
 
