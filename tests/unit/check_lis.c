@@ -305,6 +305,36 @@ START_TEST(test_lis_path_exact)
 }
 END_TEST
 
+/* A ground part small enough is enumerated (with the default budget):
+ * log Z and every marginal exact, the auxiliary atoms of the EXIST
+ * formula and the Cancer atoms (they share no clause) summed out. */
+START_TEST(test_lis_enum_exact)
+{
+	static const struct lis_case c = { "chain6", "person = {P1, P2, P3, "
+	    "P4, P5, P6}\n" CHAIN_MODEL, "Friends(P1,P2)\nFriends(P2,P3)\n"
+	    "Friends(P3,P4)\nFriends(P4,P5)\nFriends(P5,P6)\nSmokes(P3)\n",
+	    "Smokes,Cancer" };
+	const char *db = setup(&c);
+	int64_t run;
+	char sql[512];
+
+	marginals = "path";
+	run = lis_once(db, &c, 1, 0, NULL, 1);
+	marginals = NULL;
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
+	    "marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = %lld AND "
+	    "abs(a.probability - b.probability) <= 1e-9", (long long)run);
+	ck_assert_double_eq(tu_sql_double(db, sql), 12);  /* Smokes(P3) too */
+	snprintf(sql, sizeof sql, "SELECT abs(a.log_z - b.log_z) FROM runs a, "
+	    "runs b WHERE a.run_id = 1 AND b.run_id = %lld", (long long)run);
+	ck_assert_double_le(tu_sql_double(db, sql), 1e-9);
+	snprintf(sql, sizeof sql, "SELECT json_extract(stats, '$.enumerations') "
+	    "> 0 AND json_extract(stats, '$.draws') = 0 FROM runs WHERE run_id "
+	    "= %lld", (long long)run);
+	ck_assert_double_eq(tu_sql_double(db, sql), 1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -315,5 +345,6 @@ main(void)
 	    (int)(sizeof cfg / sizeof *cfg));
 	tcase_add_test(tc, test_lis_reproducible);
 	tcase_add_test(tc, test_lis_path_exact);
+	tcase_add_test(tc, test_lis_enum_exact);
 	return tu_run(s);
 }
