@@ -311,10 +311,14 @@ progress(struct stream *s)
 
 /* --marginals auto: by pairs, unless pairs would cost too much: when
  * the group's part of the theory is large, or many groups share it (each
- * pair of targets samples that whole part).  Groups still undecided
- * (slot -2) and going by pairs get slot -1. */
+ * pair of targets samples that whole part); or the part is ground, where
+ * tracking splits nothing off and Z's samples of it give its atoms as
+ * much as a pair would (exact ones where it is enumerated; on Cora,
+ * pairs for its thousands of groups drew no sample in 10 s).  Groups
+ * still undecided (slot -2) and going by pairs get slot -1. */
 static int
-auto_pairs(struct stream *s, const int *comp, const size_t *size)
+auto_pairs(struct stream *s, const int *comp, const size_t *size,
+    const int *ground)
 {
 	int max = -1, *n;
 
@@ -327,7 +331,7 @@ auto_pairs(struct stream *s, const int *comp, const size_t *size)
 		if (comp[k] >= 0)
 			n[comp[k]]++;
 	for (size_t k = 0; k < s->ngr; k++)
-		if (s->slot[k] == -2 && size[k] <= LIS_PATH_MIN &&
+		if (s->slot[k] == -2 && size[k] <= LIS_PATH_MIN && !ground[k] &&
 		    (comp[k] < 0 || n[comp[k]] <= LIS_PATH_GROUPS))
 			s->slot[k] = -1;
 	free(n);
@@ -371,7 +375,7 @@ stream_run(void *arg)
 	size_t held = 0, npath = 0;
 	int rc = 0, late = 0, exact_all = 0;
 	double *tv = NULL;
-	int *comp = NULL;
+	int *comp = NULL, *ground = NULL;
 	size_t *size = NULL;
 
 	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
@@ -394,14 +398,15 @@ stream_run(void *arg)
 	/* groups known at once, then (as tracking splits blocks of the
 	 * theory, once all are known) groups estimated from Z's samples */
 	if (!(comp = xmalloc((s->ngr + 1) * sizeof *comp)) ||
-	    !(size = xmalloc((s->ngr + 1) * sizeof *size))) {
+	    !(size = xmalloc((s->ngr + 1) * sizeof *size)) ||
+	    !(ground = xmalloc((s->ngr + 1) * sizeof *ground))) {
 		rc = err_oom(&s->e);
 		goto done;
 	}
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		int kn = eng_known(g, q->pred, q->block, q->eq, &size[k],
-		    &comp[k], &s->known[1 + k]);
+		    &comp[k], &ground[k], &s->known[1 + k]);
 		s->slot[k] = -2;
 		if (kn < 0)
 			rc = err_oom(&s->e);
@@ -413,7 +418,7 @@ stream_run(void *arg)
 			s->slot[k] = -1;
 	}
 	if (!rc && s->o->marginals == LIS_AUTO)
-		rc = auto_pairs(s, comp, size);
+		rc = auto_pairs(s, comp, size, ground);
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		if (s->slot[k] != -2)
@@ -528,6 +533,7 @@ done:
 	free(tv);
 	free(comp);
 	free(size);
+	free(ground);
 	eng_free(g);
 	s->rc = rc;
 	return NULL;

@@ -21,9 +21,9 @@ struct lis_opts {
 /* How a group's marginal is estimated. */
 enum lis_marginals {
 	LIS_AUTO,              /* path where a group's part has more than
-	                          LIS_PATH_MIN clauses or more than
-	                          LIS_PATH_GROUPS groups share it, else
-	                          pairs */
+	                          LIS_PATH_MIN clauses, more than
+	                          LIS_PATH_GROUPS groups share it or it is
+	                          ground, else pairs */
 	LIS_PATH,              /* ground atoms from the samples of Z */
 	LIS_PAIRS              /* Z(atom) and Z(not atom), sampled apart */
 };

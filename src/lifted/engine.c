@@ -104,6 +104,7 @@ struct eng {
 	int *top_root;         /* and per clause its component (components), */
 	int *top_first;        /* component r's clauses: top_cls[top_first[r] */
 	int *top_cls;          /* .. top_first[r + 1]) */
+	char *top_ground;      /* component r: every class one atom */
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
 	char step[200];        /* the largest grounding, for limit messages */
@@ -1884,16 +1885,17 @@ prop_build(const struct eng *g, struct prop *p)
 	double ess = 0;
 	double lo = 0.5 / ((double)n + 1);
 
-	/* what the weights say counts as much as their effective number of
-	 * samples against PROP_PRIOR samples of the uninformed proposal:
-	 * a node adapted from a few samples, one of them carrying all the
-	 * weight, once drew a count its table had made 40 times too
-	 * unlikely (1 run in 300 of a 3-person model off by 1.7%) */
+	/* the table of counts counts as much as its effective number of
+	 * samples against PROP_PRIOR samples of the binomial: a node adapted
+	 * from a few samples, one of them carrying all the weight, once drew
+	 * a count its table had made 40 times too unlikely (1 run in 300 of
+	 * a 3-person model off by 1.7%).  The binomial's p is not shrunk
+	 * toward 1/2: with n in the hundreds that costs far more (ESS 700
+	 * to 3 on friends-and-smokers, n = 50) */
 	if (p->lw > -INFINITY)
 		ess = exp(2 * p->lw - p->lw2);
 	if (p->lw > -INFINITY)
-		ph = (ess * exp(p->lwk - p->lw) + PROP_PRIOR * 0.5) /
-		    (ess + PROP_PRIOR);
+		ph = exp(p->lwk - p->lw);
 	ph = ph < lo ? lo : ph > 1 - lo ? 1 - lo : ph;
 	if (g->o.proposal == ENG_PROP_ADAPTIVE) {
 		for (int64_t k = 0; k <= n; k++)
@@ -2738,8 +2740,10 @@ top_drop(struct eng *g)
 	free(g->top_root);
 	free(g->top_first);
 	free(g->top_cls);
+	free(g->top_ground);
 	g->top_ix = NULL;
 	g->top_root = g->top_first = g->top_cls = NULL;
+	g->top_ground = NULL;
 	return -1;
 }
 
@@ -2775,8 +2779,13 @@ top_component(struct eng *g, const int *key, size_t len, struct th **out,
 		/* clauses by component: a counting sort */
 		g->top_first = xcalloc((size_t)nc + 2, sizeof *g->top_first);
 		g->top_cls = xmalloc(((size_t)nt + 1) * sizeof *g->top_cls);
-		if (!g->top_first || !g->top_cls)
+		g->top_ground = xmalloc((size_t)nc + 1);
+		if (!g->top_first || !g->top_cls || !g->top_ground)
 			return top_drop(g);
+		memset(g->top_ground, 1, (size_t)nc + 1);
+		for (int c = 0; c < ix->ncls; c++)
+			if (ix->atoms[c] != 1)
+				g->top_ground[g->top_root[ix->occ[ix->first[c]].cl]] = 0;
 		for (int i = 0; i < nt; i++)
 			g->top_first[g->top_root[i] + 2]++;
 		for (int k = 2; k <= nc + 1; k++)
@@ -3791,7 +3800,7 @@ eng_tracked(const struct eng *g)
 
 int
 eng_known(struct eng *g, int pred, const int *block, const int *eq,
-    size_t *size, int *comp, double *prob)
+    size_t *size, int *comp, int *ground, double *prob)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	int key[130], rc;
@@ -3799,6 +3808,8 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 
 	*size = 0;
 	*comp = -1;
+	if (ground)
+		*ground = 0;
 	if ((rc = units_eval(&g->top_units, key, len)) >= 0) {
 		*prob = rc;
 		return 1;
@@ -3815,6 +3826,8 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
 		*prob = 0.5;
 		return 1;
 	}
+	if (ground)
+		*ground = *comp >= 0 && g->top_ground && g->top_ground[*comp];
 	return 0;
 }
 

@@ -141,10 +141,12 @@ const double *eng_tracked(const struct eng *g);
 /* 1 when the atom's marginal is known without search (*prob: fixed by a
  * hard unit, or a ground atom in no clause), 0 if not, -1 out of memory;
  * *size: clauses of the part of the theory that holds its class, *comp:
- * that part's number (-1: none).  Ask before any eng_track: tracking
- * splits blocks, and parts are then those of the split theory. */
+ * that part's number (-1: none), *ground (if not NULL): 1 when every
+ * atom class of that part is one ground atom.  Ask before any
+ * eng_track: tracking splits blocks, and parts are then those of the
+ * split theory. */
 int eng_known(struct eng *g, int pred, const int *block, const int *eq,
-    size_t *size, int *comp, double *prob);
+    size_t *size, int *comp, int *ground, double *prob);
 /* 1 once every part of the target is known exact (it drew nothing when
  * first sampled): each later sample gives the same value. */
 int eng_target_exact(const struct eng_target *tg);

@@ -282,6 +282,22 @@ START_TEST(test_lis_reproducible)
 }
 END_TEST
 
+/* A path run of case c (database db from setup) and how many of its
+ * marginals are those of the exact run to 1e-9. */
+static double
+path_exact(const char *db, const struct lis_case *c, int64_t *run)
+{
+	char sql[256];
+
+	marginals = "path";
+	*run = lis_once(db, c, 1, 0, NULL, 1);
+	marginals = NULL;
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
+	    "marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = %lld AND "
+	    "abs(a.probability - b.probability) <= 1e-9", (long long)*run);
+	return tu_sql_double(db, sql);
+}
+
 /* By path, where every part is solved exactly, the marginals are exact:
  * each group's atom gets its exact conditional.  Two persons in one
  * block: the group R(x,y), x != y, needs both, after P's group has split
@@ -291,17 +307,9 @@ START_TEST(test_lis_path_exact)
 	static const struct lis_case c = { "pair", "person = {A, B}\n"
 	    "P(person)\nR(person, person)\n0.7 P(x) ^ R(x, y) => P(y)\n"
 	    "-1.2 R(x, y)\n0.4 R(x, x)\n", NULL, "P,R" };
-	const char *db = setup(&c);
 	int64_t run;
-	char sql[256];
 
-	marginals = "path";
-	run = lis_once(db, &c, 1, 0, NULL, 1);
-	marginals = NULL;
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
-	    "marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = %lld AND "
-	    "abs(a.probability - b.probability) <= 1e-9", (long long)run);
-	ck_assert_double_eq(tu_sql_double(db, sql), 6);
+	ck_assert_double_eq(path_exact(setup(&c), &c, &run), 6);
 }
 END_TEST
 
@@ -316,15 +324,10 @@ START_TEST(test_lis_enum_exact)
 	    "Smokes,Cancer" };
 	const char *db = setup(&c);
 	int64_t run;
-	char sql[512];
+	char sql[256];
 
-	marginals = "path";
-	run = lis_once(db, &c, 1, 0, NULL, 1);
-	marginals = NULL;
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
-	    "marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = %lld AND "
-	    "abs(a.probability - b.probability) <= 1e-9", (long long)run);
-	ck_assert_double_eq(tu_sql_double(db, sql), 12);  /* Smokes(P3) too */
+	/* Smokes(P3) too */
+	ck_assert_double_eq(path_exact(db, &c, &run), 12);
 	snprintf(sql, sizeof sql, "SELECT abs(a.log_z - b.log_z) FROM runs a, "
 	    "runs b WHERE a.run_id = 1 AND b.run_id = %lld", (long long)run);
 	ck_assert_double_le(tu_sql_double(db, sql), 1e-9);
