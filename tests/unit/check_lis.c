@@ -282,6 +282,41 @@ START_TEST(test_lis_reproducible)
 }
 END_TEST
 
+/* A run stopped by time on one thread is the run of --samples set to
+ * what it drew, with the same seed. */
+START_TEST(test_lis_time_reproducible)
+{
+	const struct lis_case *c = &cases[4];
+	const char *db = setup(c);
+	struct sqlift_infer_opts o = { 0 };
+	int64_t r1, r2, n;
+	char sql[128];
+	sqlift *h;
+
+	o.method = "lis";
+	o.queries = c->queries;
+	o.seed = 11;
+	o.max_seconds = 0.3;
+	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+	ck_assert_msg(sqlift_infer(h, &o, &r1) == 0, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	snprintf(sql, sizeof sql, "SELECT samples FROM runs WHERE run_id = %lld",
+	    (long long)r1);
+	n = (int64_t)tu_sql_double(db, sql);
+	ck_assert_int_gt(n, 1);
+	{
+		struct sqlift_infer_opts p = o;
+		p.max_seconds = 0;
+		p.samples = n;
+		ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+		ck_assert_msg(sqlift_infer(h, &p, &r2) == 0, "%s",
+		    sqlift_errmsg(h));
+		sqlift_close(h);
+	}
+	ck_assert_double_eq(differences(db, r1, r2), 0);
+}
+END_TEST
+
 /* A path run of case c (database db from setup) and how many of its
  * marginals are those of the exact run to 1e-9. */
 static double
@@ -349,5 +384,6 @@ main(void)
 	tcase_add_test(tc, test_lis_reproducible);
 	tcase_add_test(tc, test_lis_path_exact);
 	tcase_add_test(tc, test_lis_enum_exact);
+	tcase_add_test(tc, test_lis_time_reproducible);
 	return tu_run(s);
 }
