@@ -640,14 +640,15 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 		res->trace[k].log_z += b.k;
 	buf_printf(stats, "{\"nodes\":%lld,\"draws\":%lld,\"exact_tries\":%lld,"
 	    "\"exact_fails\":%lld,\"enumerations\":%lld,\"parts\":%zu,"
-	    "\"flat_parts\":%lld,\"cache_hits\":%lld,\"powers\":%lld,"
+	    "\"flat_parts\":%lld,\"path_groups\":%zu,\"pair_groups\":%zu,"
+	    "\"cache_hits\":%lld,\"powers\":%lld,"
 	    "\"groundings\":%lld,\"threads\":%d,\"exact_budget\":%lld,"
 	    "\"order\":\"%s\",\"constraints\":\"%s\","
 	    "\"theory_seconds\":%.3f}",
 	    (long long)res->st.nodes, (long long)res->st.draws,
 	    (long long)res->st.exact_tries, (long long)res->st.exact_fails,
 	    (long long)res->st.enumerations, res->parts,
-	    (long long)res->st.flat_parts,
+	    (long long)res->st.flat_parts, res->path_groups, res->pair_groups,
 	    (long long)res->st.cache_hits, (long long)res->st.powers,
 	    (long long)res->st.groundings, lo.threads,
 	    (long long)lo.eo.exact_budget, eng_order_name(lo.eo.order),

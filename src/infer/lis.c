@@ -736,6 +736,11 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	/* each target's parts merged stream by stream */
 	res->samples = total;
 	res->parts = s[0].ta ? s[0].ta[0].np : 0;
+	for (size_t i = 0; i < ngr; i++)
+		if (s[0].known[1 + i] < 0) {
+			res->path_groups += s[0].slot[i] >= 0;
+			res->pair_groups += s[0].slot[i] < 0;
+		}
 	if (target_result(s, nt, 0, &res->log_z, &res->stderr_lz, &res->ess) < 0)
 		goto oom;
 	if (res->log_z == -INFINITY) {

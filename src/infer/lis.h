@@ -51,6 +51,7 @@ struct lis_result {
 	size_t ntrace;
 	struct eng_stats st;   /* summed over the streams */
 	size_t parts;          /* Z's independent parts */
+	size_t path_groups, pair_groups;  /* groups not known, by each way */
 };
 
 /* Samples theory t.  Each target is estimated as the product of its
