@@ -237,6 +237,7 @@ sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 		o.max_seconds = j.max_seconds;
 		o.samples = j.samples;
 		o.threads = (int)j.threads;
+		o.particles = (int)j.particles;
 		o.proposal = j.proposal;
 		o.marginals = j.marginals;
 		o.exact_budget = j.exact_budget < 0 ? 0 : j.exact_budget == 0 ? -1 :

@@ -74,6 +74,8 @@ struct sqlift_infer_opts {
 	                            -1: none, sample every branch */
 	int progress;            /* a progress bar on stderr */
 	const char *marginals;   /* auto (NULL), path, pairs */
+	int particles;           /* per flat part (sequential Monte Carlo);
+	                            0: the default, 1: none */
 };
 
 /* Runs inference in one transaction and records the run; *run_id gets

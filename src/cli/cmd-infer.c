@@ -38,6 +38,7 @@ run(int argc, char **argv)
 		{ "samples", required_argument, NULL, 'n' },
 		{ "threads", required_argument, NULL, 'j' },
 		{ "proposal", required_argument, NULL, 'p' },
+		{ "particles", required_argument, NULL, 'P' },
 		{ "exact-budget", required_argument, NULL, 'B' },
 		{ "marginals", required_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 }
@@ -86,6 +87,12 @@ run(int argc, char **argv)
 			o.threads = (int)count_arg(optarg);
 			break;
 		case 'p': o.proposal = optarg; break;
+		case 'P':
+			if (count_arg(optarg) <= 0 || count_arg(optarg) > 4096)
+				return cli_usage(&cmd_infer, "--particles '%s' is not an "
+				    "integer from 1 to 4096", optarg);
+			o.particles = (int)count_arg(optarg);
+			break;
 		case 'M': o.marginals = optarg; break;
 		case 'B':
 			if ((o.exact_budget = count_arg(optarg)) < 0)
@@ -128,6 +135,7 @@ const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
 	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
 	"       [--max-seconds S] [--samples N] [--threads T] [--proposal P]\n"
+	"       [--particles K]\n"
 	"       [--exact-budget N] [--marginals M] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"

@@ -191,6 +191,8 @@ params_text(struct buf *b, const struct sqlift_infer_opts *o)
 		buf_printf(b, " proposal=%s", o->proposal);
 	if (o->marginals)
 		buf_printf(b, " marginals=%s", o->marginals);
+	if (o->particles)
+		buf_printf(b, " particles=%d", o->particles);
 	if (o->exact_budget)
 		buf_printf(b, " exact_budget=%lld", (long long)(o->exact_budget < 0 ?
 		    0 : o->exact_budget));
@@ -587,6 +589,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	lo.eo.proposal = o->proposal ? eng_proposal_parse(o->proposal) :
 	    ENG_PROP_ADAPTIVE;
+	lo.eo.particles = o->particles;
 	lo.eo.exact_budget = o->exact_budget == 0 ? 10000 : o->exact_budget < 0 ?
 	    0 : o->exact_budget;
 	lo.samples = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :

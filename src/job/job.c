@@ -149,6 +149,8 @@ handler(void *user, const char *section, const char *name, const char *value)
 			return int_key(c, name, value, 1, INT64_MAX, &j->samples);
 		if (!strcmp(name, "threads"))
 			return int_key(c, name, value, 1, 256, &j->threads);
+		if (!strcmp(name, "particles"))
+			return int_key(c, name, value, 1, 4096, &j->particles);
 		if (!strcmp(name, "exact_budget"))
 			return int_key(c, name, value, 0, INT64_MAX, &j->exact_budget);
 		if (!strcmp(name, "max_seconds")) {

@@ -19,6 +19,7 @@ struct job {
 	int64_t max_nodes;
 	double max_seconds;
 	int64_t samples, threads, exact_budget;   /* lis; exact_budget -1: unset */
+	int64_t particles;
 	char *proposal, *marginals;
 };
 

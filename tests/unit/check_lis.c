@@ -11,8 +11,10 @@
  * the top is sampled and small parts solved exactly.  With --marginals
  * path (marginals from Z's own samples) only the marginals are held to
  * 0.02: the constants split off for the groups make Z's sampler less
- * lifted, so log Z and its coverage are only reported.  Then: the same
- * seed and threads give bit-identical tables.
+ * lifted, so log Z and its coverage are only reported.  The islands once
+ * more with their flat parts drawn by particles (--particles 4:
+ * sequential Monte Carlo, whose Z estimate must be as unbiased).  Then:
+ * the same seed and threads give bit-identical tables.
  *
  * CHECK_LIS_SEEDS=n runs n seeds instead (the sanitizer pass of .ci/run
  * uses 10: it looks for memory errors, not statistics); below 100 the
@@ -117,6 +119,7 @@ setup(const struct lis_case *c)
 }
 
 static const char *marginals;  /* of the runs of lis_once */
+static int particles;          /* of the runs of lis_once */
 
 static int64_t
 lis_once(const char *db, const struct lis_case *c, uint64_t seed,
@@ -134,6 +137,7 @@ lis_once(const char *db, const struct lis_case *c, uint64_t seed,
 	o.proposal = proposal;
 	o.threads = threads;
 	o.marginals = marginals;
+	o.particles = particles;
 	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
 	ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "%s: %s", c->name,
 	    sqlift_errmsg(h));
@@ -200,15 +204,18 @@ static const struct {
 	int c;
 	int64_t budget;
 	const char *proposal, *marginals;
+	int particles;         /* 0: the default */
 } cfg[] = {
-	{ 0, -1, "adaptive", "pairs" }, { 1, -1, "adaptive", "pairs" },
-	{ 2, -1, "adaptive", "pairs" }, { 3, -1, "adaptive", "pairs" },
-	{ 0, -1, "binomial", "pairs" }, { 2, -1, "binomial", "pairs" },
-	{ 1, 3, "adaptive", "pairs" }, { 2, 3, "adaptive", "pairs" },
-	{ 0, -1, "adaptive", "path" }, { 1, -1, "adaptive", "path" },
-	{ 2, -1, "adaptive", "path" }, { 3, 3, "adaptive", "path" },
-	{ 4, -1, "adaptive", "pairs" }, { 4, -1, "adaptive", "path" },
-	{ 5, -1, "adaptive", "pairs" }, { 6, -1, "uniform", "pairs" },
+	{ 0, -1, "adaptive", "pairs", 0 }, { 1, -1, "adaptive", "pairs", 0 },
+	{ 2, -1, "adaptive", "pairs", 0 }, { 3, -1, "adaptive", "pairs", 0 },
+	{ 0, -1, "binomial", "pairs", 0 }, { 2, -1, "binomial", "pairs", 0 },
+	{ 1, 3, "adaptive", "pairs", 0 }, { 2, 3, "adaptive", "pairs", 0 },
+	{ 0, -1, "adaptive", "path", 0 }, { 1, -1, "adaptive", "path", 0 },
+	{ 2, -1, "adaptive", "path", 0 }, { 3, 3, "adaptive", "path", 0 },
+	{ 4, -1, "adaptive", "pairs", 0 }, { 4, -1, "adaptive", "path", 0 },
+	{ 5, -1, "adaptive", "pairs", 0 }, { 6, -1, "uniform", "pairs", 0 },
+	/* the islands drawn by four particles each */
+	{ 6, -1, "adaptive", "pairs", 4 },
 };
 
 START_TEST(test_lis_coverage)
@@ -217,10 +224,12 @@ START_TEST(test_lis_coverage)
 	int covered;
 
 	marginals = cfg[_i].marginals;
+	particles = cfg[_i].particles;
 	covered = coverage(c, cfg[_i].budget, cfg[_i].proposal);
-	fprintf(stderr, "lis: %s, budget %lld, %s, %s marginals: covered in %d "
-	    "of %d runs\n", c->name, (long long)cfg[_i].budget,
-	    cfg[_i].proposal, marginals, covered, seeds());
+	fprintf(stderr, "lis: %s, budget %lld, %s, %s marginals, particles %d: "
+	    "covered in %d of %d runs\n", c->name, (long long)cfg[_i].budget,
+	    cfg[_i].proposal, marginals, particles, covered, seeds());
+	particles = 0;
 	if (seeds() == 100 && strcmp(marginals, "path"))
 		ck_assert_msg(covered >= 90 && covered <= 99, "%s, budget %lld, %s: "
 		    "the 95%% interval covered exact log Z in %d of 100 runs",
