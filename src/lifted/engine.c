@@ -3679,7 +3679,8 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 			double q1, d = 0;
 			char *save = gp->x;
 			gp->x = gp->px + (size_t)j * n;
-			q1 = gpart_q1(gp, c);
+			q1 = g->o.proposal == ENG_PROP_ADAPTIVE ? gpart_q1(gp, c) :
+			    prop_p1(g, gp->h[c]);
 			gp->x[c] = eng_rng_unit(g->rng) < q1;
 			g->st.draws++;
 			for (int t = gp->cfirst[c]; t < gp->cfirst[c + 1]; t++) {
