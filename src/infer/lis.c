@@ -671,11 +671,21 @@ target_result(const struct stream *s, int nt, size_t i, double *log_z,
 	return rc;
 }
 
+/* The streams: the threads asked for, but no more than the samples (a
+ * stream with no quota would draw until the deadline, or forever). */
+static int
+streams(const struct lis_opts *o)
+{
+	int nt = o->threads > 0 ? o->threads : 1;
+
+	return o->samples > 0 && nt > o->samples ? (int)o->samples : nt;
+}
+
 int
 lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res, struct err *e)
 {
-	int nt = o->threads > 0 ? o->threads : 1, rc = 0;
+	int nt = streams(o), rc = 0;
 	struct stream *s = xcalloc((size_t)nt, sizeof *s);
 	pthread_t *th = xcalloc((size_t)nt, sizeof *th);
 	size_t ntg = 1 + 2 * ngr;
