@@ -2322,11 +2322,17 @@ static void gpart_free(struct gpart *gp);
  * budget's units (a node of n clauses costs 1 + n / 64): 2^atoms such
  * evaluations of t.  Infinite beyond 30 atoms. */
 static double
+enum_units(size_t clauses, int atoms)
+{
+	return atoms > 30 ? INFINITY : ldexp(1 + (double)clauses / 64, atoms);
+}
+
+static double
 enum_cost(const struct eng *g, const struct index *ix, const struct th *t)
 {
-	int first, n = count_drawable(g, ix, &first);
+	int first;
 
-	return n > 30 ? INFINITY : ldexp(1 + (double)t->c.n / 64, n);
+	return enum_units(t->c.n, count_drawable(g, ix, &first));
 }
 
 /* log Z of simplified theory t (not counting atoms outside its
@@ -3467,6 +3473,21 @@ gpart_clause(const struct gpart *gp, int i, int v, int *a)
 	return gp->hard[i] ? -INFINITY : 0;
 }
 
+/* The log factor of summed-out atom number a given the drawn atoms. */
+static double
+gpart_sumfactor(const struct gpart *gp, int a)
+{
+	int cls = gp->auxcls[a];
+	double f[2] = { 0, 0 };
+
+	for (int v = 0; v < 2; v++)
+		for (int j = gp->ofirst[cls]; j < gp->ofirst[cls + 1]; j++) {
+			int b;
+			f[v] += gpart_clause(gp, gp->olist[j], v, &b);
+		}
+	return log_add(f[0], f[1]);
+}
+
 /* The log odds of atom c being true given every other atom's value in
  * x, the auxiliary atoms of its clauses summed out (over all of their
  * clauses). */
@@ -3492,17 +3513,8 @@ gpart_logodds(struct gpart *gp, int c, int *auxs)
 			if (!dup)
 				auxs[na++] = a;
 		}
-		for (int u = 0; u < na; u++) {
-			/* auxiliary atom auxs[u]: over all of its clauses */
-			int cls = gp->auxcls[auxs[u]];
-			double f[2] = { 0, 0 };
-			for (int av = 0; av < 2; av++)
-				for (int j = gp->ofirst[cls]; j < gp->ofirst[cls + 1]; j++) {
-					int a;
-					f[av] += gpart_clause(gp, gp->olist[j], av, &a);
-				}
-			sum += log_add(f[0], f[1]);
-		}
+		for (int u = 0; u < na; u++)
+			sum += gpart_sumfactor(gp, auxs[u]);
 		l[v] = sum;
 	}
 	if (l[0] == -INFINITY && l[1] == -INFINITY)
@@ -3562,21 +3574,6 @@ gpart_pilot(struct eng *g, struct gpart *gp)
 	free(auxs);
 	free(save);
 	return 0;
-}
-
-/* The log factor of summed-out atom number a given the drawn atoms. */
-static double
-gpart_sumfactor(const struct gpart *gp, int a)
-{
-	int cls = gp->auxcls[a];
-	double f[2] = { 0, 0 };
-
-	for (int v = 0; v < 2; v++)
-		for (int j = gp->ofirst[cls]; j < gp->ofirst[cls + 1]; j++) {
-			int b;
-			f[v] += gpart_clause(gp, gp->olist[j], v, &b);
-		}
-	return log_add(f[0], f[1]);
 }
 
 /* What each drawn class completes (see struct gpart). */
@@ -4151,9 +4148,9 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 			struct gpart *gp;
 			if (gpart_build(g, p->t, &gp) < 0)
 				return err_oom(e);
-			if (gp && (g->o.exact_budget == 0 || ldexp(1 +
-			    (double)gp->nclauses / 64, gp->nreal < 60 ? gp->nreal :
-			    60) > (double)g->o.exact_budget)) {
+			if (gp && (g->o.exact_budget == 0 ||
+			    enum_units((size_t)gp->nclauses, gp->nreal) >
+			    (double)g->o.exact_budget)) {
 				p->gp = gp;
 				p->gp_tried = 2;
 				g->st.flat_parts++;
