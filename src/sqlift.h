@@ -75,7 +75,7 @@ struct sqlift_infer_opts {
 	int progress;            /* a progress bar on stderr */
 	const char *marginals;   /* auto (NULL), path, pairs */
 	int particles;           /* per flat part (sequential Monte Carlo);
-	                            0: the default, 1: none */
+	                            0 (the default) or 1: none */
 };
 
 /* Runs inference in one transaction and records the run; *run_id gets

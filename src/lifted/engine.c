@@ -2977,16 +2977,15 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
  * conversion) are summed out exactly: with the others drawn, each is
  * alone in what is left of its clauses.
  *
- * With the adaptive proposal an atom is drawn from its clauses given
- * the atoms drawn before it, the atoms not yet drawn taken as
- * independent with their adapted marginals (batch_sample's Bernoulli
- * proposals, 1/2 before any sample): a clause with weight w counts e^w
- * if the atom's value satisfies it, else (1 - u) e^w + u, u the chance
- * that its atoms not yet drawn leave it false.  On a chain that is
- * nearly the model's own conditional, where independent draws give an
- * ESS near 1.  The proposal depends only on earlier draws and samples,
- * so the weight stays unbiased; a uniform share (PROP_EPS) keeps every
- * value possible. */
+ * With the adaptive proposal an atom is drawn from the look-ahead
+ * target (gpart_look): the part's weight given the atoms drawn before
+ * it, the atoms not yet drawn taken as independent with the marginals
+ * of a pilot Gibbs run (gpart_pilot), the summed-out atoms summed out
+ * of that.  On a chain that is nearly the model's own conditional,
+ * where independent draws give an ESS near 1.  The proposal depends
+ * only on earlier draws and the pilot, so the weight stays unbiased; a
+ * uniform share (PROP_EPS over the atoms drawn) keeps every value
+ * possible. */
 struct gpart {
 	int ncls, nclauses, naux, ndraw;
 	uint64_t *h;           /* per class: its proposal key (batch_sample's) */
@@ -3010,13 +3009,20 @@ struct gpart {
 	                          run (gpart_pilot), or NULL before it */
 	double *lw;            /* per auxiliary and value: log weight, */
 	char *ok;              /* and whether the hard clauses allow it */
-	/* particles (gpart_smc): per drawn class the clauses without a
-	 * summed-out atom, and the summed-out atoms, that it completes
-	 * (their last drawn atom) */
-	int *cfirst, *clist, *sfirst, *slist;
-	double konst;          /* summed-out atoms with no drawn atom */
-	char *px, *px2;        /* particles' values, ncls each; scratch */
-	double *plw;
+	int *csum;             /* per clause: its summed-out atom, or -1 */
+	double *ew;            /* per clause: e^w */
+	/* the look-ahead target (gpart_look): E before any draw, its log
+	 * g0; one sequence's E; scratch of gpart_look */
+	double *E0, g0, *E, *tde;
+	int *tlist, *tmark, nt;
+	/* per entry of olist (class c, clause i): i's log count before c
+	 * is drawn and after, c's literal false (i not yet satisfied);
+	 * c's sign in i (2: both); per clause: its summed-out atom's sign */
+	double *ob, *oa;
+	char *osg, *csn;
+	/* particles (gpart_smc): values, E and log weights */
+	char *px, *px2;
+	double *pE, *pE2, *plw;
 	int *pidx;
 };
 
@@ -3043,10 +3049,19 @@ gpart_free(struct gpart *gp)
 	free(gp->pm);
 	free(gp->lw);
 	free(gp->ok);
-	free(gp->cfirst);
-	free(gp->clist);
-	free(gp->sfirst);
-	free(gp->slist);
+	free(gp->csum);
+	free(gp->ew);
+	free(gp->E0);
+	free(gp->ob);
+	free(gp->oa);
+	free(gp->osg);
+	free(gp->csn);
+	free(gp->E);
+	free(gp->tde);
+	free(gp->tlist);
+	free(gp->tmark);
+	free(gp->pE);
+	free(gp->pE2);
 	free(gp->px);
 	free(gp->px2);
 	free(gp->plw);
@@ -3153,6 +3168,17 @@ gpart_summed(struct gpart *gp)
 	for (int c = 0; c < gp->ncls; c++)
 		if (gp->aux[c] >= 0)
 			gp->auxcls[gp->aux[c]] = c;
+	gp->csum = xmalloc(((size_t)gp->nclauses + 1) * sizeof *gp->csum);
+	gp->ew = xmalloc(((size_t)gp->nclauses + 1) * sizeof *gp->ew);
+	if (!gp->csum || !gp->ew)
+		goto oom;
+	for (int i = 0; i < gp->nclauses; i++) {
+		gp->csum[i] = -1;
+		gp->ew[i] = exp(gp->w[i]);
+		for (int k = gp->first[i]; k < gp->first[i + 1]; k++)
+			if (gp->aux[gp->lit[k] >> 1] >= 0)
+				gp->csum[i] = gp->aux[gp->lit[k] >> 1];
+	}
 	free(has);
 	free(ord);
 	return 0;
@@ -3296,9 +3322,12 @@ gpart_nearly(struct eng *g, const struct th *t, struct gpart **out)
 		return -1;
 	nb = u->nb;
 	for (int b = 0; b < nb && rc == 0; b++) {
+		int split = u->size[b] > 1;
 		while (u->size[b] > 1 && rc == 0)
 			rc = split_one(u, b) < 0 ? -1 : 0;
-		if (rc == 0 && normalise(g, u) < 0)
+		/* after a split (and once in any case): a pass over every
+		 * clause per block cost WebKB's 272 pages 1.4 s */
+		if (rc == 0 && (split || b == nb - 1) && normalise(g, u) < 0)
 			rc = -1;
 	}
 	if (rc == 0)
@@ -3307,9 +3336,9 @@ gpart_nearly(struct eng *g, const struct th *t, struct gpart **out)
 	return rc;
 }
 
-/* The adaptive proposal's probability that atom c is true, given the
- * atoms drawn before it (classes below c), the others independent with
- * their marginals m (see struct gpart). */
+/* The chance that atom c is true given the atoms drawn before it
+ * (classes below c), the others independent with their marginals m,
+ * clause by clause: where the pilot Gibbs run starts. */
 static double
 gpart_q1(const struct gpart *gp, int c)
 {
@@ -3576,96 +3605,249 @@ gpart_pilot(struct eng *g, struct gpart *gp)
 	return 0;
 }
 
-/* What each drawn class completes (see struct gpart). */
-static int
-gpart_smc_init(struct gpart *gp, int k)
-{
-	int nc = gp->nclauses, *last = xmalloc(((size_t)nc + 1) * sizeof *last);
-	int *alast = xmalloc(((size_t)gp->naux + 1) * sizeof *alast);
+/* --- the look-ahead target ---------------------------------------------
+ *
+ * With atoms 0 .. c-1 drawn (in class order), the look-ahead target is
+ * the part's weight with the atoms not yet drawn taken as independent
+ * with their marginals m: a clause of weight w counts e^w if its drawn
+ * atoms satisfy it, else u + (1 - u) e^w, u the chance that its atoms
+ * not yet drawn leave it false; a summed-out atom a counts
+ * log(e^E[2a] + e^E[2a+1]), E[2a+v] the sum of its clauses' logs with
+ * a = v.  Before any draw it is a guess at log Z; after the last it is
+ * the part's weight.  Drawing atom c with chance proportional to the
+ * target with c at each value is the sequential proposal, and the
+ * target's ratio from one atom to the next is a particle's incremental
+ * weight (gpart_smc).  Summed-out atoms count with what is drawn of
+ * their clauses: on WebKB each Course page is summed out over every
+ * Faculty page, and a target that took it in only at the last Faculty
+ * page (its last clause) gave the particles nothing to go by. */
 
-	gp->cfirst = xcalloc((size_t)gp->ncls + 2, sizeof *gp->cfirst);
-	gp->sfirst = xcalloc((size_t)gp->ncls + 2, sizeof *gp->sfirst);
-	gp->clist = xmalloc(((size_t)nc + 1) * sizeof *gp->clist);
-	gp->slist = xmalloc(((size_t)gp->naux + 1) * sizeof *gp->slist);
-	gp->px = xmalloc((size_t)k * (size_t)gp->ncls + 1);
-	gp->px2 = xmalloc((size_t)k * (size_t)gp->ncls + 1);
-	gp->plw = xmalloc(((size_t)k + 1) * sizeof *gp->plw);
-	gp->pidx = xmalloc(((size_t)k + 1) * sizeof *gp->pidx);
-	if (!last || !alast || !gp->cfirst || !gp->sfirst || !gp->clist ||
-	    !gp->slist || !gp->px || !gp->px2 || !gp->plw || !gp->pidx) {
-		free(last);
-		free(alast);
+/* log(e^a + e^b), b's share dropped when it is below e^-40 of a's
+ * (below a double's precision): most summed-out atoms are all but
+ * certain, and this is the look-ahead's inner loop. */
+static inline double
+look_add(double a, double b)
+{
+	double d = b - a;
+
+	if (d < -40 || b == -INFINITY)
+		return a;
+	if (d > 40 || a == -INFINITY)
+		return b;
+	return d < 0 ? a + log1p(exp(d)) : b + log1p(exp(-d));
+}
+
+/* The log of clause i's count in the look-ahead target before (v < 0)
+ * or after class c is drawn as v, its summed-out atom (if any) at sv. */
+static double
+gpart_phi(const struct gpart *gp, const char *x, int i, int c, int v,
+    int sv)
+{
+	double pu = 1;
+
+	for (int k = gp->first[i]; k < gp->first[i + 1]; k++) {
+		int d = gp->lit[k] >> 1, neg = gp->lit[k] & 1, val;
+		if (gp->aux[d] >= 0)
+			val = sv;
+		else if (d == c && v >= 0)
+			val = v;
+		else if (d < c)
+			val = x[d];
+		else {
+			pu *= neg ? gp->m[d] : 1 - gp->m[d];
+			continue;
+		}
+		if (val != neg)
+			return gp->hard[i] ? 0 : gp->w[i];
+	}
+	if (gp->hard[i])
+		return log1p(-pu);
+	return log(pu + (1 - pu) * gp->ew[i]);
+}
+
+/* The look-ahead state before any draw: E (2 per summed-out atom) and
+ * the target's log, kept in gp->E0 and gp->g0 (the marginals m are
+ * fixed by then). */
+static int
+gpart_look_init(struct gpart *gp)
+{
+	size_t na = 2 * ((size_t)gp->naux + 1);
+	int nl = gp->ofirst[gp->ncls];
+
+	if (!(gp->E0 = xmalloc(na * sizeof *gp->E0)) ||
+	    !(gp->E = xmalloc(na * sizeof *gp->E)) ||
+	    !(gp->tde = xmalloc(2 * na * sizeof *gp->tde)) ||
+	    !(gp->tlist = xmalloc(na * sizeof *gp->tlist)) ||
+	    !(gp->tmark = xmalloc(na * sizeof *gp->tmark)))
 		return -1;
+	if (!(gp->ob = xmalloc(((size_t)nl + 1) * sizeof *gp->ob)) ||
+	    !(gp->oa = xmalloc(((size_t)nl + 1) * sizeof *gp->oa)) ||
+	    !(gp->osg = xmalloc((size_t)nl + 1)) ||
+	    !(gp->csn = xmalloc((size_t)gp->nclauses + 1)))
+		return -1;
+	for (int i = 0; i < gp->nclauses; i++) {
+		gp->csn[i] = -1;
+		for (int k = gp->first[i]; k < gp->first[i + 1]; k++)
+			if (gp->aux[gp->lit[k] >> 1] >= 0)
+				gp->csn[i] = gp->csn[i] < 0 ||
+				    gp->csn[i] == (gp->lit[k] & 1) ?
+				    (char)(gp->lit[k] & 1) : 2;
+	}
+	for (int c = 0; c < gp->ncls; c++)
+		for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
+			int i = gp->olist[j];
+			double pb = 1, pa = 1;
+			gp->osg[j] = -1;
+			for (int k = gp->first[i]; k < gp->first[i + 1]; k++) {
+				int d = gp->lit[k] >> 1, neg = gp->lit[k] & 1;
+				double f = neg ? gp->m[d] : 1 - gp->m[d];
+				if (gp->aux[d] >= 0 || d < c)
+					continue;
+				pb *= f;
+				if (d > c)
+					pa *= f;
+				else
+					gp->osg[j] = gp->osg[j] < 0 ||
+					    gp->osg[j] == neg ? (char)neg : 2;
+			}
+			gp->ob[j] = gp->hard[i] ? log1p(-pb) :
+			    log(pb + (1 - pb) * gp->ew[i]);
+			gp->oa[j] = gp->hard[i] ? log1p(-pa) :
+			    log(pa + (1 - pa) * gp->ew[i]);
+		}
+	gp->g0 = 0;
+	for (int a = 0; a < gp->naux; a++) {
+		gp->E0[2 * a] = gp->E0[2 * a + 1] = 0;
+		gp->tmark[a] = -1;
+	}
+	for (int i = 0; i < gp->nclauses; i++) {
+		int a = gp->csum[i];
+		if (a < 0)
+			gp->g0 += gpart_phi(gp, gp->x, i, -1, -1, 0);
+		else
+			for (int sv = 0; sv < 2; sv++)
+				gp->E0[2 * a + sv] += gpart_phi(gp, gp->x, i,
+				    -1, -1, sv);
 	}
 	for (int a = 0; a < gp->naux; a++)
-		alast[a] = -1;
-	for (int i = 0; i < nc; i++) {
-		int a = -1;
-		last[i] = -1;
-		for (int j = gp->first[i]; j < gp->first[i + 1]; j++) {
-			int c = gp->lit[j] >> 1;
-			if (gp->aux[c] >= 0)
-				a = gp->aux[c];
-			else if (c > last[i])
-				last[i] = c;
-		}
-		if (a >= 0) {
-			if (last[i] > alast[a])
-				alast[a] = last[i];
-			last[i] = -2;  /* in a's factor */
-		}
-	}
-	gp->konst = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (int i = 0; i < nc; i++)
-			if (last[i] >= 0 && pass == 0)
-				gp->cfirst[last[i] + 2]++;
-			else if (last[i] >= 0)
-				gp->clist[gp->cfirst[last[i] + 1]++] = i;
-		for (int a = 0; a < gp->naux; a++)
-			if (alast[a] >= 0 && pass == 0)
-				gp->sfirst[alast[a] + 2]++;
-			else if (alast[a] >= 0)
-				gp->slist[gp->sfirst[alast[a] + 1]++] = a;
-			else if (pass == 0)
-				gp->konst += gpart_sumfactor(gp, a);
-		for (int c = 2; pass == 0 && c <= gp->ncls + 1; c++) {
-			gp->cfirst[c] += gp->cfirst[c - 1];
-			gp->sfirst[c] += gp->sfirst[c - 1];
-		}
-	}
-	free(last);
-	free(alast);
+		gp->g0 += look_add(gp->E0[2 * a], gp->E0[2 * a + 1]);
 	return 0;
 }
 
+/* dl[v]: what drawing class c as v adds to the look-ahead target's log,
+ * given x and E; what it would add to E is left in gp->tde for
+ * gpart_look_set. */
+static void
+gpart_look(struct gpart *gp, const char *x, const double *E, int c,
+    double dl[2])
+{
+	int nt = 0;
+
+	dl[0] = dl[1] = 0;
+	for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
+		int i = gp->olist[j], a = gp->csum[i], t, sat = 0;
+		double d[2];
+		for (int k = gp->first[i]; k < gp->first[i + 1] && !sat; k++) {
+			int e = gp->lit[k] >> 1;
+			sat = e < c && gp->aux[e] < 0 && x[e] != (gp->lit[k] & 1);
+		}
+		if (sat)
+			continue;  /* satisfied before and after */
+		for (int v = 0; v < 2; v++)
+			d[v] = (gp->osg[j] == 2 || v != gp->osg[j] ?
+			    (gp->hard[i] ? 0 : gp->w[i]) : gp->oa[j]) - gp->ob[j];
+		if (a < 0) {
+			dl[0] += d[0];
+			dl[1] += d[1];
+			continue;
+		}
+		if ((t = gp->tmark[a]) < 0) {
+			t = gp->tmark[a] = nt;
+			gp->tlist[nt++] = a;
+			for (int u = 0; u < 4; u++)
+				gp->tde[4 * t + u] = 0;
+		}
+		for (int sv = 0; sv < 2; sv++)
+			if (gp->csn[i] != 2 && sv == gp->csn[i])
+				for (int v = 0; v < 2; v++)
+					gp->tde[4 * t + 2 * v + sv] += d[v];
+	}
+	gp->nt = nt;
+	for (int t = 0; t < nt; t++) {
+		int a = gp->tlist[t];
+		double s = look_add(E[2 * a], E[2 * a + 1]);
+		gp->tmark[a] = -1;
+		if (s == -INFINITY)
+			continue;  /* the target is 0 already */
+		for (int v = 0; v < 2; v++)
+			dl[v] += look_add(E[2 * a] + gp->tde[4 * t + 2 * v],
+			    E[2 * a + 1] + gp->tde[4 * t + 2 * v + 1]) - s;
+	}
+}
+
+/* E after gpart_look's class is drawn as v. */
+static void
+gpart_look_set(const struct gpart *gp, double *E, int v)
+{
+	for (int t = 0; t < gp->nt; t++) {
+		int a = gp->tlist[t];
+		E[2 * a] += gp->tde[4 * t + 2 * v];
+		E[2 * a + 1] += gp->tde[4 * t + 2 * v + 1];
+	}
+}
+
+/* The sequential proposal's chance of true from gpart_look's dl, with a
+ * uniform share of PROP_EPS over all the part's draws: PROP_EPS on each
+ * of WebKB's 272 pages made a sequence draw about 7 pages against their
+ * conditional (each e^-80 as likely), an ESS of 1 in 1000. */
+static double
+gpart_look_q1(const struct gpart *gp, const double dl[2])
+{
+	double p, eps = PROP_EPS / gp->ndraw;
+
+	if (dl[0] == -INFINITY && dl[1] == -INFINITY)
+		p = 0.5;
+	else
+		p = 1 / (1 + exp(dl[0] - dl[1]));
+	return (1 - eps) * p + eps / 2;
+}
+
 /* A particle system of k particles through the drawn atoms (sequential
- * Monte Carlo): the target after atom c counts the clauses and the
- * summed-out atoms whose drawn atoms all come at or before c, so it
- * grows into the part's weight; the particles are resampled
+ * Monte Carlo): the targets are the look-ahead targets, one per drawn
+ * atom, the last the part's weight; the particles are resampled
  * (systematically) on a fixed schedule, every ndraw / 64 atoms.  The
  * product of the mean weights between resamplings is an unbiased
  * estimate of the part's Z (Del Moral 2004), and with the particles'
  * final weights their values estimate the marginals.  Where one
- * sequence of draws drifts off (an ESS of 1 over 272 WebKB pages),
- * resampling drops the particles that did. */
+ * sequence of draws drifts off, resampling drops the particles that
+ * did. */
 static int
 gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 {
-	double lz = gp->konst;
+	double lz;
 	int step, since = 0, left;
-	size_t n = (size_t)gp->ncls;
+	size_t n = (size_t)gp->ncls, na = 2 * (size_t)gp->naux;
 
-	if (!gp->cfirst && gpart_smc_init(gp, k) < 0)
-		return -1;
 	if (g->o.proposal == ENG_PROP_ADAPTIVE && !gp->pm &&
 	    gpart_pilot(g, gp) < 0)
 		return -1;
-	g->st.binomials++;
 	for (int c = 0; c < gp->ncls; c++)
 		gp->m[c] = gp->pm ? gp->pm[c] : 0.5;
-	for (int j = 0; j < k; j++)
+	if (!gp->px && (!(gp->px = xmalloc((size_t)k * n + 1)) ||
+	    !(gp->px2 = xmalloc((size_t)k * n + 1)) ||
+	    !(gp->pE = xmalloc(((size_t)k * na + 1) * sizeof *gp->pE)) ||
+	    !(gp->pE2 = xmalloc(((size_t)k * na + 1) * sizeof *gp->pE2)) ||
+	    !(gp->plw = xmalloc(((size_t)k + 1) * sizeof *gp->plw)) ||
+	    !(gp->pidx = xmalloc(((size_t)k + 1) * sizeof *gp->pidx))))
+		return -1;
+	if (!gp->E0 && gpart_look_init(gp) < 0)
+		return -1;
+	g->st.binomials++;
+	lz = gp->g0;
+	for (int j = 0; j < k; j++) {
 		gp->plw[j] = 0;
+		memcpy(gp->pE + (size_t)j * na, gp->E0, na * sizeof *gp->pE);
+	}
 	step = gp->ndraw / 64 > 1 ? gp->ndraw / 64 : 1;
 	left = gp->ndraw;
 	for (int c = 0; c < gp->ncls; c++) {
@@ -3673,21 +3855,18 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 			continue;
 		left--;
 		for (int j = 0; j < k; j++) {
-			double q1, d = 0;
-			char *save = gp->x;
-			gp->x = gp->px + (size_t)j * n;
-			q1 = g->o.proposal == ENG_PROP_ADAPTIVE ? gpart_q1(gp, c) :
-			    prop_p1(g, gp->h[c]);
-			gp->x[c] = eng_rng_unit(g->rng) < q1;
+			double q1, dl[2];
+			char *x = gp->px + (size_t)j * n;
+			double *E = gp->pE + (size_t)j * na;
+			gpart_look(gp, x, E, c, dl);
+			q1 = g->o.proposal == ENG_PROP_ADAPTIVE ?
+			    gpart_look_q1(gp, dl) : prop_p1(g, gp->h[c]);
+			x[c] = eng_rng_unit(g->rng) < q1;
 			g->st.draws++;
-			for (int t = gp->cfirst[c]; t < gp->cfirst[c + 1]; t++) {
-				int b;
-				d += gpart_clause(gp, gp->clist[t], 0, &b);
-			}
-			for (int t = gp->sfirst[c]; t < gp->sfirst[c + 1]; t++)
-				d += gpart_sumfactor(gp, gp->slist[t]);
-			gp->plw[j] += d - log(gp->x[c] ? q1 : 1 - q1);
-			gp->x = save;
+			if (gp->plw[j] > -INFINITY)
+				gp->plw[j] += dl[(int)x[c]] -
+				    log(x[c] ? q1 : 1 - q1);
+			gpart_look_set(gp, E, x[c]);
 		}
 		if (++since < step && left > 0)
 			continue;
@@ -3716,13 +3895,19 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 					while (i < k)
 						gp->pidx[i++] = j;
 			}
-			for (int i = 0; i < k; i++)
+			for (int i = 0; i < k; i++) {
 				memcpy(gp->px2 + (size_t)i * n, gp->px +
 				    (size_t)gp->pidx[i] * n, n);
+				memcpy(gp->pE2 + (size_t)i * na, gp->pE +
+				    (size_t)gp->pidx[i] * na, na * sizeof *gp->pE);
+			}
 			{
 				char *t = gp->px;
+				double *te = gp->pE;
 				gp->px = gp->px2;
 				gp->px2 = t;
+				gp->pE = gp->pE2;
+				gp->pE2 = te;
 			}
 			for (int j = 0; j < k; j++)
 				gp->plw[j] = 0;
@@ -3770,19 +3955,26 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 	    gpart_pilot(g, gp) < 0)
 		return -1;
 	for (int c = 0; c < gp->ncls; c++)
-		gp->m[c] = gp->pm ? gp->pm[c] :
-		    gp->aux[c] < 0 ? prop_p1(g, gp->h[c]) : 0.5;
+		gp->m[c] = gp->pm ? gp->pm[c] : 0.5;
+	if (g->o.proposal == ENG_PROP_ADAPTIVE) {
+		if (!gp->E0 && gpart_look_init(gp) < 0)
+			return -1;
+		memcpy(gp->E, gp->E0, 2 * (size_t)gp->naux * sizeof *gp->E);
+	}
 	for (int c = 0; c < gp->ncls; c++) {
-		double q1, u;
+		double q1, u, dl[2];
 		if (gp->aux[c] >= 0)
 			continue;
 		u = eng_rng_unit(g->rng);
 		g->st.draws++;
-		if (g->o.proposal == ENG_PROP_ADAPTIVE)
-			q1 = gpart_q1(gp, c);
-		else
+		if (g->o.proposal == ENG_PROP_ADAPTIVE) {
+			gpart_look(gp, gp->x, gp->E, c, dl);
+			q1 = gpart_look_q1(gp, dl);
+		} else
 			q1 = prop_p1(g, gp->h[c]);
 		gp->x[c] = u < q1;
+		if (g->o.proposal == ENG_PROP_ADAPTIVE)
+			gpart_look_set(gp, gp->E, gp->x[c]);
 		lq += log(gp->x[c] ? q1 : 1 - q1);
 		track_set(g, NULL, gp->key[c], gp->klen[c], gp->x[c]);
 	}
@@ -3811,14 +4003,14 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 }
 
 /* One draw of a flat part: particles (gpart_smc) where --particles asks
- * for them, or by default where the part draws ENG_SMC_MIN atoms or more
- * (one sequence of draws through hundreds of coupled atoms ends with an
- * ESS near 1); else one sequence (gpart_sample). */
+ * for them, else one sequence (gpart_sample).  With the look-ahead
+ * proposal one sequence is the better buy on WebKB (272 pages: ESS 1171
+ * of 1200 samples in 10 s, against 33 of 33 with 16 particles) and on
+ * friends-and-smokers; particles still help Cora's parts. */
 static int
 gpart_draw(struct eng *g, struct gpart *gp, double *out)
 {
-	int k = g->o.particles > 0 ? g->o.particles :
-	    gp->ndraw >= ENG_SMC_MIN ? ENG_PARTICLES : 1;
+	int k = g->o.particles > 1 ? g->o.particles : 1;
 
 	return k > 1 ? gpart_smc(g, gp, k, out) : gpart_sample(g, gp, out);
 }

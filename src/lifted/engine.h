@@ -57,11 +57,8 @@ struct eng_opts {
 	                          before sampling it, in nodes, a node of n
 	                          clauses counting 1 + n / 64; 0: sample
 	                          every branch */
-	int particles;         /* per flat part: 0, ENG_PARTICLES where it
-	                          draws ENG_SMC_MIN atoms or more, else 1 */
+	int particles;         /* per flat part; 0 or 1: one sequence */
 };
-#define ENG_PARTICLES 16
-#define ENG_SMC_MIN 64
 
 struct eng_stats {
 	int64_t nodes;             /* theories the search expanded */
