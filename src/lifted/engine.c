@@ -3019,7 +3019,7 @@ struct gpart {
 	 * is drawn and after, c's literal false (i not yet satisfied);
 	 * c's sign in i (2: both); per clause: its summed-out atom's sign */
 	double *ob, *oa;
-	char *osg, *csn;
+	signed char *osg, *csn;
 	/* particles (gpart_smc): values, E and log weights */
 	char *px, *px2;
 	double *pE, *pE2, *plw;
@@ -3752,7 +3752,7 @@ gpart_look_init(struct gpart *gp)
 			if (gp->aux[gp->lit[k] >> 1] >= 0)
 				gp->csn[i] = gp->csn[i] < 0 ||
 				    gp->csn[i] == (gp->lit[k] & 1) ?
-				    (char)(gp->lit[k] & 1) : 2;
+				    (signed char)(gp->lit[k] & 1) : 2;
 	}
 	for (int c = 0; c < gp->ncls; c++)
 		for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
@@ -3769,7 +3769,7 @@ gpart_look_init(struct gpart *gp)
 					pa *= f;
 				else
 					gp->osg[j] = gp->osg[j] < 0 ||
-					    gp->osg[j] == neg ? (char)neg : 2;
+					    gp->osg[j] == neg ? (signed char)neg : 2;
 			}
 			gp->ob[j] = gp->hard[i] ? log1p(-pb) :
 			    log(pb + (1 - pb) * gp->ew[i]);
