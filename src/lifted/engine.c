@@ -3170,14 +3170,20 @@ gpart_summed(struct gpart *gp)
 			gp->auxcls[gp->aux[c]] = c;
 	gp->csum = xmalloc(((size_t)gp->nclauses + 1) * sizeof *gp->csum);
 	gp->ew = xmalloc(((size_t)gp->nclauses + 1) * sizeof *gp->ew);
-	if (!gp->csum || !gp->ew)
+	gp->csn = xmalloc((size_t)gp->nclauses + 1);
+	if (!gp->csum || !gp->ew || !gp->csn)
 		goto oom;
 	for (int i = 0; i < gp->nclauses; i++) {
 		gp->csum[i] = -1;
+		gp->csn[i] = -1;
 		gp->ew[i] = exp(gp->w[i]);
 		for (int k = gp->first[i]; k < gp->first[i + 1]; k++)
-			if (gp->aux[gp->lit[k] >> 1] >= 0)
+			if (gp->aux[gp->lit[k] >> 1] >= 0) {
+				int neg = gp->lit[k] & 1;
 				gp->csum[i] = gp->aux[gp->lit[k] >> 1];
+				gp->csn[i] = gp->csn[i] < 0 || gp->csn[i] == neg ?
+				    (signed char)neg : 2;
+			}
 	}
 	free(has);
 	free(ord);
@@ -3634,7 +3640,7 @@ gpart_pilot(struct eng *g, struct gpart *gp)
 	int *auxs = xmalloc(((size_t)gp->naux + 1) * sizeof *auxs);
 	int *save = xmalloc(n * sizeof *save), best = -1, rc = -1;
 	int starts = gp->ndraw >= PILOT_STARTS_MIN ? 3 : 1;
-	double *cand = xmalloc(3 * n * sizeof *cand), bz = -INFINITY;
+	double *cand = xmalloc((size_t)starts * n * sizeof *cand), bz = -INFINITY;
 
 	if (!auxs || !save || !cand ||
 	    !(gp->pm = xcalloc(n, sizeof *gp->pm)))
@@ -3700,6 +3706,14 @@ look_add(double a, double b)
 	return d < 0 ? a + log1p(exp(d)) : b + log1p(exp(-d));
 }
 
+/* The log count of clause i, not satisfied by its drawn atoms, when
+ * pu is the chance that its atoms not yet drawn leave it false. */
+static double
+gpart_unsat(const struct gpart *gp, int i, double pu)
+{
+	return gp->hard[i] ? log1p(-pu) : log(pu + (1 - pu) * gp->ew[i]);
+}
+
 /* The log of clause i's count in the look-ahead target before (v < 0)
  * or after class c is drawn as v, its summed-out atom (if any) at sv. */
 static double
@@ -3723,9 +3737,7 @@ gpart_phi(const struct gpart *gp, const char *x, int i, int c, int v,
 		if (val != neg)
 			return gp->hard[i] ? 0 : gp->w[i];
 	}
-	if (gp->hard[i])
-		return log1p(-pu);
-	return log(pu + (1 - pu) * gp->ew[i]);
+	return gpart_unsat(gp, i, pu);
 }
 
 /* The look-ahead state before any draw for the marginals m: E (2 per
@@ -3743,17 +3755,8 @@ gpart_look_init(struct gpart *gp)
 	    !(gp->tmark = xmalloc(na * sizeof *gp->tmark)) ||
 	    !(gp->ob = xmalloc(((size_t)nl + 1) * sizeof *gp->ob)) ||
 	    !(gp->oa = xmalloc(((size_t)nl + 1) * sizeof *gp->oa)) ||
-	    !(gp->osg = xmalloc((size_t)nl + 1)) ||
-	    !(gp->csn = xmalloc((size_t)gp->nclauses + 1))))
+	    !(gp->osg = xmalloc((size_t)nl + 1))))
 		return -1;
-	for (int i = 0; i < gp->nclauses; i++) {
-		gp->csn[i] = -1;
-		for (int k = gp->first[i]; k < gp->first[i + 1]; k++)
-			if (gp->aux[gp->lit[k] >> 1] >= 0)
-				gp->csn[i] = gp->csn[i] < 0 ||
-				    gp->csn[i] == (gp->lit[k] & 1) ?
-				    (signed char)(gp->lit[k] & 1) : 2;
-	}
 	for (int c = 0; c < gp->ncls; c++)
 		for (int j = gp->ofirst[c]; j < gp->ofirst[c + 1]; j++) {
 			int i = gp->olist[j];
@@ -3771,10 +3774,8 @@ gpart_look_init(struct gpart *gp)
 					gp->osg[j] = gp->osg[j] < 0 ||
 					    gp->osg[j] == neg ? (signed char)neg : 2;
 			}
-			gp->ob[j] = gp->hard[i] ? log1p(-pb) :
-			    log(pb + (1 - pb) * gp->ew[i]);
-			gp->oa[j] = gp->hard[i] ? log1p(-pa) :
-			    log(pa + (1 - pa) * gp->ew[i]);
+			gp->ob[j] = gpart_unsat(gp, i, pb);
+			gp->oa[j] = gpart_unsat(gp, i, pa);
 		}
 	gp->g0 = 0;
 	for (int a = 0; a < gp->naux; a++) {
@@ -3873,6 +3874,27 @@ gpart_look_q1(const struct gpart *gp, const double dl[2])
 	return (1 - eps) * p + eps / 2;
 }
 
+/* Draws class c into x: from the look-ahead target (look: E kept up to
+ * date, *inc its log change) with the adaptive proposal, else from c's
+ * Bernoulli table.  Returns the log of the chance of the value drawn. */
+static double
+gpart_step(struct eng *g, struct gpart *gp, char *x, double *E, int c,
+    int look, double *inc)
+{
+	double dl[2] = { 0, 0 }, q1;
+
+	if (look)
+		gpart_look(gp, x, E, c, dl);
+	q1 = look && g->o.proposal == ENG_PROP_ADAPTIVE ?
+	    gpart_look_q1(gp, dl) : prop_p1(g, gp->h[c]);
+	x[c] = eng_rng_unit(g->rng) < q1;
+	g->st.draws++;
+	if (look)
+		gpart_look_set(gp, E, x[c]);
+	*inc = dl[(int)x[c]];
+	return log(x[c] ? q1 : 1 - q1);
+}
+
 /* A particle system of k particles through the drawn atoms (sequential
  * Monte Carlo): the targets are the look-ahead targets, one per drawn
  * atom, the last the part's weight; the particles are resampled
@@ -3916,18 +3938,9 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 			continue;
 		left--;
 		for (int j = 0; j < k; j++) {
-			double q1, dl[2];
-			char *x = gp->px + (size_t)j * n;
-			double *E = gp->pE + (size_t)j * na;
-			gpart_look(gp, x, E, c, dl);
-			q1 = g->o.proposal == ENG_PROP_ADAPTIVE ?
-			    gpart_look_q1(gp, dl) : prop_p1(g, gp->h[c]);
-			x[c] = eng_rng_unit(g->rng) < q1;
-			g->st.draws++;
-			if (gp->plw[j] > -INFINITY)
-				gp->plw[j] += dl[(int)x[c]] -
-				    log(x[c] ? q1 : 1 - q1);
-			gpart_look_set(gp, E, x[c]);
+			double inc, lq = gpart_step(g, gp, gp->px + (size_t)j * n,
+			    gp->pE + (size_t)j * na, c, 1, &inc);
+			gp->plw[j] += inc - lq;
 		}
 		if (++since < step && left > 0)
 			continue;
@@ -4016,19 +4029,9 @@ gpart_seq(struct eng *g, struct gpart *gp)
 	if (look)
 		memcpy(gp->E, gp->E0, 2 * (size_t)gp->naux * sizeof *gp->E);
 	for (int c = 0; c < gp->ncls; c++) {
-		double q1, dl[2];
-		if (gp->aux[c] >= 0)
-			continue;
-		g->st.draws++;
-		if (look) {
-			gpart_look(gp, gp->x, gp->E, c, dl);
-			q1 = gpart_look_q1(gp, dl);
-		} else
-			q1 = prop_p1(g, gp->h[c]);
-		gp->x[c] = eng_rng_unit(g->rng) < q1;
-		if (look)
-			gpart_look_set(gp, gp->E, gp->x[c]);
-		lq += log(gp->x[c] ? q1 : 1 - q1);
+		double inc;
+		if (gp->aux[c] < 0)
+			lq += gpart_step(g, gp, gp->x, gp->E, c, look, &inc);
 	}
 	return gpart_logw(gp) - lq;
 }
