@@ -92,6 +92,14 @@ static const struct lis_case cases[] = {
 	 * the product of the parts' means has their sum */
 	{ "islands", "person = {" ISLAND_PERSONS "}\n" CHAIN_MODEL,
 	    ISLAND_FRIENDS "Smokes(P3)\n", "Smokes" },
+	/* friends and smokers over 12 persons, 9 of them interchangeable:
+	 * the count of smokers among them is drawn by a node with a pilot
+	 * (count_pilot: 8 atoms or more) */
+	{ "smokers-12", "person = {P1, P2, P3, P4, P5, P6, P7, P8, P9, P10, "
+	    "P11, P12}\nSmokes(person)\nCancer(person)\n"
+	    "Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n"
+	    "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n",
+	    "Smokes(P1)\n!Smokes(P2)\nCancer(P3)\n", "Smokes,Cancer" },
 };
 
 /* Loads case c into a fresh database and runs exact inference (run 1). */
@@ -199,7 +207,7 @@ coverage(const struct lis_case *c, int64_t budget, const char *proposal)
 
 /* Every case with every branch sampled; two with the binomial proposal,
  * two with exact parts (budget 3); then marginals from Z's own samples
- * (path) rather than by pairs of estimates. */
+ * (path) rather than by pairs of estimates; the 12 smokers both ways. */
 static const struct {
 	int c;
 	int64_t budget;
@@ -216,6 +224,8 @@ static const struct {
 	{ 5, -1, "adaptive", "pairs", 0 }, { 6, -1, "uniform", "pairs", 0 },
 	/* the islands drawn by four particles each */
 	{ 6, -1, "adaptive", "pairs", 4 },
+	/* counts drawn from nodes with a pilot */
+	{ 7, 3, "adaptive", "pairs", 0 }, { 7, -1, "adaptive", "pairs", 0 },
 };
 
 START_TEST(test_lis_coverage)
