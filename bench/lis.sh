@@ -196,13 +196,7 @@ if [ "$what" = webkb ] || [ "$what" = all ]; then
 	grep -o 'Pid[0-9]*' "$ev" | sort -u | sed 's/Pid//' | sort -n >"$dir/pids"
 	for k in $pages; do
 		head -n "$k" "$dir/pids" >"$dir/keep"
-		awk 'NR == FNR { keep["Pid" $1] = 1; next }
-		    /^PageClass(Course|Faculty)\(/ { next }
-		    { s = $0; ok = 1
-		      while (match(s, /Pid[0-9]+/)) {
-			if (!(substr(s, RSTART, RLENGTH) in keep)) ok = 0
-			s = substr(s, RSTART + RLENGTH) }
-		      if (ok) print }' "$dir/keep" "$ev" >"$dir/webkb$k.db"
+		awk -f "$bench/webkb-pages.awk" "$dir/keep" "$ev" >"$dir/webkb$k.db"
 		load "$dir/webkb$k.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb$k.db"
 		compare "webkb k=$k" course "$dir/webkb$k.sqlite" --cw "$cw" \
 		    -q PageClassCourse,PageClassFaculty
