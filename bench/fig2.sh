@@ -21,7 +21,8 @@
 # of 0.01 in log Z, wall * (stderr / 0.01)^2 (the samples needed grow
 # as the square of the error asked for; the setup is scaled with them,
 # which overstates T01 a little), or the wall seconds when the run was
-# exact (stderr 0).  Equal error, so T01 compares methods directly.
+# exact (stderr 0); at least 0.01 s, the resolution of the timer.  Equal
+# error, so T01 compares methods directly.
 #
 # WebKB: bench/webkb-pageclass.mln on the first k pages of
 # webkb-fold12-train1.db (Cornell), query PageClassCourse and
@@ -68,9 +69,10 @@ run() {
 	    >/dev/null 2>"$dir/err"; then
 		wall=$(tail -n 1 "$dir/time")
 		sqlite3 -separator ' ' "$db" "SELECT samples, printf('%.4f',
-		    log_z), printf('%.3g', log_z_stderr), printf('%.4g', CASE
-		    WHEN log_z_stderr > 0 THEN $wall * (log_z_stderr / 0.01) *
-		    (log_z_stderr / 0.01) ELSE $wall END) FROM runs WHERE
+		    log_z), printf('%.3g', log_z_stderr), printf('%.4g',
+		    max(0.01, CASE WHEN log_z_stderr > 0 THEN $wall *
+		    (log_z_stderr / 0.01) * (log_z_stderr / 0.01) ELSE $wall
+		    END)) FROM runs WHERE
 		    run_id = (SELECT max(run_id) FROM runs)" >"$dir/row"
 		read -r s z se t <"$dir/row"
 		printf '%-6s %5s %-10s %8s %7s %15s %8s %10s\n' "$series" "$x" \
@@ -130,12 +132,12 @@ done
 
 command -v gnuplot >/dev/null || exit 0
 {
-	echo "set terminal png size 1440,420"
+	echo "set terminal png size 1440,480"
 	echo "set output '$out'"
 	echo "set multiplot layout 1,3"
 	echo "set logscale y"
 	echo "set ylabel 'seconds to stderr 0.01 in log Z'"
-	echo "set key top left"
+	echo "set key below horizontal"
 	for s in webkb imdb fs; do
 		case $s in
 		webkb) echo "set title 'WebKB (Cornell)'; set xlabel 'pages'" ;;

@@ -156,6 +156,8 @@ struct prop {
 	double *cdf;           /* per k: cumulative, unnormalised */
 	double *pil;           /* per k: the pilot's proposal (count_pilot;
 	                          sums to 1), or NULL */
+	int64_t kmode;         /* the proposal's likeliest k, and its */
+	double qmode;          /* probability (as built) */
 };
 
 static void
@@ -1756,6 +1758,8 @@ key_with(const int *key, size_t len, int b, int nb, int *out)
 /* --- sampling --------------------------------------------------------- */
 
 #define PROP_EPS 0.05          /* uniform share of every proposal */
+#define MODE_SPLIT 0.5         /* a node whose likeliest count has this
+                                  much of its proposal: mode + remainder */
 #define PROP_PRIOR 10.0        /* samples' worth of the uninformed one */
 #define BATCH_MIN 32           /* ground atoms drawn at once from here */
 #define PROP_CELLS ((size_t)1 << 24)
@@ -1892,7 +1896,7 @@ prop_build(const struct eng *g, struct prop *p)
 {
 	int64_t n = p->n;
 	double ph = 0.5, lam = 0, mx = -INFINITY, tsum = 0, acc = 0, lp, lq;
-	double ess = 0;
+	double ess = 0, eps = PROP_EPS;
 	double lo = 0.5 / ((double)n + 1);
 
 	/* the table of counts counts as much as its effective number of
@@ -1924,10 +1928,16 @@ prop_build(const struct eng *g, struct prop *p)
 		    exp(lchoose(n, k) + (double)k * lp + (double)(n - k) * lq);
 		double tk = lam > 0 && p->cnt[k] > 0 ?
 		    exp(p->lsum[k] - log(p->cnt[k]) - mx) / tsum : 0;
-		acc += (1 - PROP_EPS) * (lam * tk + (1 - lam) * b) +
-		    PROP_EPS / ((double)n + 1);
+		double q = (1 - eps) * (lam * tk + (1 - lam) * b) +
+		    eps / ((double)n + 1);
+		if (k == 0 || q > p->qmode) {
+			p->kmode = k;
+			p->qmode = q;
+		}
+		acc += q;
 		p->cdf[k] = acc;
 	}
+	p->qmode /= acc;
 	p->built = p->visits;
 }
 
@@ -2234,6 +2244,59 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 	return 0;
 }
 
+/* A binomial node whose proposal puts most of its mass on one count m:
+ * C(n,m) Z(m) is always estimated (a solve of the child at m), and the
+ * rest of the sum by the drawn k when it is not m:
+ * C(n,m) Z(m) + [k != m] C(n,k) Z(k) / Q(k), whose expectation over k ~ Q
+ * is the whole sum.  Drawing k alone gives C(n,m) Z(m) / Q(m) at the
+ * mode: a target all at m then looks exact, one sample as good as a
+ * thousand, until a draw off the mode brings in the near-zero weight
+ * that the Q(m) < 1 was paying for (IMDB without evidence, with a
+ * uniform share of 0.5%: 30 samples 0.019 nats high, stderr 0.00005; with
+ * 0.5% it also covered the 12 smokers in 85 runs of 100, so the share
+ * stays 5%).  Costs a second solve when
+ * k is not m (at most 1 - MODE_SPLIT of the visits).  Not with tracked
+ * atoms: a sample's expectations follow one path.  Takes t. */
+static int
+mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
+    double expected, int64_t k, double lq, uint64_t h, double *out)
+{
+	int64_t n = t->size[b], m;
+	struct prop *p = prop_get(g, h, n);
+	double zm, zk, lqm;
+	int rc;
+
+	if (!p) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	m = p->kmode;
+	lqm = log(p->qmode);
+	if (k != m) {
+		struct th *c = th_copy(t);
+		if (!c) {
+			th_free(t);
+			return err_oom(g->e);
+		}
+		if ((rc = count_child(g, c, key, len, b, k, expected, &zk))) {
+			th_free(t);
+			return rc;
+		}
+		zk += lchoose(n, k);
+	}
+	if ((rc = count_child(g, t, key, len, b, m, expected, &zm)))
+		return rc;
+	zm += lchoose(n, m);
+	*out = k == m ? zm : log_add(zm, zk - lq);
+	/* the table may have moved */
+	if ((p = prop_get(g, h, n))) {
+		prop_update(p, m, zm, lqm);
+		if (k != m)
+			prop_update(p, k, zk, lq);
+	}
+	return 0;
+}
+
 /* The binomial node while sampling: one k drawn from the proposal, and
  * C(n,k) Z(k) / Q(k).  Takes t and frees ix before going down, so that a
  * path through many nodes holds one theory. */
@@ -2278,6 +2341,11 @@ binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
 	}
 	k = prop_draw(g, h, n, &p, &lq);
 	g->sampled++;
+	if (p && p->pil && p->qmode >= MODE_SPLIT && !g->ntrk && !g->piloting) {
+		rc = mode_split(g, t, key, len, b, expected, k, lq, h, out);
+		g->sampled--;
+		return rc;
+	}
 	/* the proposal table may move while the child is solved */
 	rc = count_child(g, t, key, len, b, k, expected, &z);
 	g->sampled--;
