@@ -1887,7 +1887,9 @@ prop_get(struct eng *g, uint64_t h, int64_t n)
 }
 
 /* Builds p's cumulative proposal from what its draws gave so far:
- * (1 - eps) [lam T(k) + (1 - lam) B(k)] + eps / (n + 1), where T is
+ * (1 - eps - gs) M(k) + eps / (n + 1) + [k != m] gs M(k) / (1 - M(m)),
+ * with M = lam T + (1 - lam) B, m its likeliest count and gs the guided
+ * share (PROP_GUIDED with a pilot, else 0), where T is
  * proportional to the mean C(n,k) Z(k) drawn at each k seen (adaptive
  * only; lam = 1/2 once something was seen), and B is the node's pilot
  * (count_pilot) if it has one, else Binomial(n, ph), where ph estimates
@@ -1898,7 +1900,7 @@ prop_build(const struct eng *g, struct prop *p)
 {
 	int64_t n = p->n;
 	double ph = 0.5, lam = 0, mx = -INFINITY, tsum = 0, acc = 0, lp, lq;
-	double ess = 0, eps = PROP_EPS, off, guided = 0;
+	double ess = 0, eps = PROP_EPS, guided = 0, gs = 0;
 	double lo = 0.5 / ((double)n + 1);
 	int64_t m = 0;
 
@@ -1947,13 +1949,13 @@ prop_build(const struct eng *g, struct prop *p)
 	 * 95 runs of 100 (84 when the 2.5% came out of the uniform share);
 	 * 10% covered as many and took 4-30 times as long, as every count
 	 * off the mode is a theory whose nodes need pilots of their own */
-	off = 1 - p->cdf[m];
-	if (p->pil && off > 0)
+	if (p->pil && p->cdf[m] < 1) {
 		guided = PROP_GUIDED;
+		gs = guided / (1 - p->cdf[m]);
+	}
 	for (int64_t k = 0; k <= n; k++) {
 		double q = (1 - eps - guided) * p->cdf[k] +
-		    eps / ((double)n + 1) +
-		    (k != m && guided > 0 ? guided * p->cdf[k] / off : 0);
+		    eps / ((double)n + 1) + (k != m ? gs * p->cdf[k] : 0);
 		if (k == 0 || q > p->qmode) {
 			p->kmode = k;
 			p->qmode = q;
@@ -2161,7 +2163,7 @@ count_child(struct eng *g, struct th *t, const int *key, size_t len, int b,
                                   while the pilots' solves have visited
                                   no more nodes than the rest: IMDB with
                                   workedUnder queried, whose pair groups
-                                  meet new small nodes in every sample,
+                                  meet new node shapes in every sample,
                                   took 55 s for 6 samples, 40 s so */
 #define CPILOT_GRID 16         /* its first grid: so many intervals */
 #define CPILOT_SOLVES 48       /* its children solved at most */
@@ -2357,7 +2359,7 @@ binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
 		return 0;
 	}
 	if (n >= CPILOT_MIN && !g->piloting && (n >= CPILOT_FREE ||
-	    g->pilot_nodes <= (int64_t)g->st.nodes - g->pilot_nodes) &&
+	    2 * g->pilot_nodes <= g->st.nodes) &&
 	    g->o.proposal == ENG_PROP_ADAPTIVE &&
 	    (p = prop_get(g, h, n)) && !p->visits && !p->pil) {
 		double *pil;
