@@ -587,24 +587,15 @@ occ_cmp(const void *a, const void *b)
 	return memcmp(x->key, y->key, x->len * sizeof *x->key);
 }
 
-/* Hashing word by word, as theory.c's mix: fnv1a byte by byte over the
- * cache keys was a tenth of the sampler's time on IMDB with workedUnder
- * queried. */
-static uint64_t
-kmix(uint64_t h, uint64_t x)
-{
-	h ^= x;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
-
+/* fnv1a byte by byte over the cache keys was a tenth of the sampler's
+ * time on IMDB with workedUnder queried. */
 static uint64_t
 key_hash(const int *v, size_t n)
 {
 	uint64_t h = FNV_INIT;
 
 	for (size_t i = 0; i < n; i++)
-		h = kmix(h, (uint64_t)(uint32_t)v[i]);
+		h = hash_mix(h, (uint64_t)(uint32_t)v[i]);
 	return h;
 }
 
@@ -1210,21 +1201,21 @@ sig_sort(struct sig *a, struct sig *tmp, size_t n)
 static uint64_t
 cl_sig(const struct eng *g, const struct th *t, const struct cl *c)
 {
-	uint64_t h = kmix(FNV_INIT, (uint64_t)c->hard << 48 |
+	uint64_t h = hash_mix(FNV_INIT, (uint64_t)c->hard << 48 |
 	    (uint64_t)c->nvars << 32 | (uint64_t)c->nneq << 16 |
 	    (uint64_t)c->nlits);
 
-	h = kmix(h, dbits(c->w));
+	h = hash_mix(h, dbits(c->w));
 	for (int v = 0; v < c->nvars; v++)
-		h = kmix(h, (uint64_t)t->size[c->blk[v]]);
+		h = hash_mix(h, (uint64_t)t->size[c->blk[v]]);
 	for (int k = 0; k < c->nlits; k++) {
 		int ar = arity(g, c->lit[k].pred);
-		h = kmix(h, (uint64_t)c->lit[k].neg << 8 | (uint64_t)ar);
+		h = hash_mix(h, (uint64_t)c->lit[k].neg << 8 | (uint64_t)ar);
 		for (int a = 0; a < ar; a++)
-			h = kmix(h, (uint64_t)c->arg[c->lit[k].off + a]);
+			h = hash_mix(h, (uint64_t)c->arg[c->lit[k].off + a]);
 	}
 	for (int j = 0; j < c->nneq; j++)
-		h = kmix(h, (uint64_t)c->neq[j][0] << 32 |
+		h = hash_mix(h, (uint64_t)c->neq[j][0] << 32 |
 		    (uint64_t)c->neq[j][1]);
 	return h;
 }

@@ -233,29 +233,22 @@ same_but(const struct piece *a, const struct piece *b, int v)
 /* Word by word (fnv1a byte by byte was most of the cost): the supports
  * are thousands of blocks wide and mostly zero. */
 static uint64_t
-mix(uint64_t h, uint64_t x)
-{
-	h ^= x;
-	h *= 0x9e3779b97f4a7c15ULL;
-	return h ^ (h >> 29);
-}
-
-static uint64_t
 hash_but(const struct piece *a, int v)
 {
 	const struct si_tuple *x = a->t;
 	size_t w = (size_t)x->nwords;
-	uint64_t h = mix(FNV_INIT, a->live);
+	uint64_t h = hash_mix(FNV_INIT, a->live);
 
 	for (int u = 0; u < x->nvars; u++)
-		h = mix(h, (uint64_t)x->rep[u]);
+		h = hash_mix(h, (uint64_t)x->rep[u]);
 	for (int e = 0; e < x->nneq; e++)
-		h = mix(h, (uint64_t)x->neq[e][0] << 32 | (uint64_t)x->neq[e][1]);
+		h = hash_mix(h, (uint64_t)x->neq[e][0] << 32 |
+		    (uint64_t)x->neq[e][1]);
 	for (int u = 0; u < x->nvars; u++)
 		if (u != v && x->rep[u] == u)
 			for (size_t k = 0; k < w; k++)
 				if (x->support[u * w + k])
-					h = mix(h, x->support[u * w + k] ^
+					h = hash_mix(h, x->support[u * w + k] ^
 					    (k << 8 | (size_t)u));
 	return h;
 }

@@ -71,6 +71,17 @@ int smap_putn(struct smap *m, const char *key, size_t len, int val) WUR;
 uint64_t fnv1a(uint64_t h, const void *p, size_t n);
 #define FNV_INIT 0xcbf29ce484222325ULL
 
+/* One word into hash h: word by word is much faster than fnv1a's bytes
+ * (the lifted engine's class index and cache keys, the shattering's
+ * supports). */
+static inline uint64_t
+hash_mix(uint64_t h, uint64_t x)
+{
+	h ^= x;
+	h *= 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
 /* log(exp(a) + exp(b)), exact at -inf. */
 double log_add(double a, double b);
 
