@@ -647,7 +647,7 @@ occ_sort(struct index *ix)
 		}
 		cls[i] = slot[j];
 	}
-	/* the classes in key order: rank[c] in slot[] */
+	/* the classes in key order: slot[] now holds each class's rank */
 	reps = xmalloc((nc + 1) * sizeof *reps);
 	sorted = xmalloc((n + 1) * sizeof *sorted);
 	pos = xcalloc(nc + 1, sizeof *pos);
@@ -2761,6 +2761,8 @@ solve(struct eng *g, struct th *t, double *out)
 	uint64_t h = 0;
 	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch;
 	int light = g->piloting || g->negl;  /* the pilots' exact budget */
+	double *cap = g->piloting ? &g->pilot_cap : g->negl ? &g->negl_cap :
+	    &g->try_cap;              /* and their cap, or the others' */
 	int skip_key, first = -1;
 
 	if ((rc = limits(g, t))) {
@@ -2845,8 +2847,7 @@ solve(struct eng *g, struct th *t, double *out)
 		}
 	}
 	if (sampling && !hard && g->o.exact_budget > 0 &&
-	    ix.total < (g->piloting ? g->pilot_cap : g->negl ? g->negl_cap :
-	    g->try_cap)) {
+	    ix.total < *cap) {
 		/* Rao-Blackwellisation: solve it exactly if that is cheap */
 		struct th *c = th_copy(t);
 		double z;
@@ -2886,12 +2887,7 @@ solve(struct eng *g, struct th *t, double *out)
 		/* a part this big was too much: try only smaller ones from
 		 * now on (a heuristic: it changes the variance, not the
 		 * expectation) */
-		if (g->piloting)
-			g->pilot_cap = fmin(g->pilot_cap, ix.total);
-		else if (g->negl)
-			g->negl_cap = fmin(g->negl_cap, ix.total);
-		else if (ix.total < g->try_cap)
-			g->try_cap = ix.total;
+		*cap = fmin(*cap, ix.total);
 		g->try_failed = 0;
 		g->e->status = 0;
 		g->e->msg[0] = 0;
