@@ -908,6 +908,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		struct buf plan;
 		eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 		eo.max_nodes = o->max_nodes ? o->max_nodes : 100000;
+		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds : 10;
 		if (eo.order < 0) {
 			rc = err_set(e, SQLIFT_EUSAGE, "unknown order '%s'", o->order);
 			goto done;

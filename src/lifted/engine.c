@@ -118,6 +118,7 @@ struct eng {
 	 * while a subtheory is tried exactly within the budget */
 	struct eng_rng *rng;
 	int trying, try_failed;
+	double mem_cap;        /* max_memory, resolved; 0: no limit */
 	int piloting;          /* a count pilot's solves: no tracking, no
 	                          pilots or adapting below */
 	int policy;            /* there, the nodes below: 0 draw, 1 take
@@ -2725,6 +2726,22 @@ limits(struct eng *g, const struct th *t)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-seconds %g%s%s: the theory does not lift (try --method "
 		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
+	/* Stop before the kernel kills the process: every level of the
+	 * search holds its theory, and where a theory does not lift they
+	 * are large (UW-CSE with its EXIST formulas: about 100 MB a node,
+	 * and explain's plan reached 24 GB).  A large node is checked
+	 * every time, small ones every 1024 nodes. */
+	if (g->mem_cap > 0 && (t->c.n >= 4096 || (g->st.nodes & 1023) == 0)) {
+		double m = mem_peak();
+		if (m > g->mem_cap)
+			return err_set(g->e, SQLIFT_ELIMIT, "%s stopped: it holds "
+			    "%.1f GB, more than %.1f GB%s%s%s: the theory does not "
+			    "lift%s", g->rng ? "sampling" : "exact inference", m / 1e9,
+			    g->mem_cap / 1e9, g->o.max_memory > 0 ? "" :
+			    " (3/4 of this machine's memory)", g->step[0] ?
+			    " while " : "", g->step, g->rng ? "" :
+			    " (try --method lis)");
+	}
 	return 0;
 }
 
@@ -3023,6 +3040,8 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 	if (o)
 		g->o = *o;
 	g->t0 = now_seconds();
+	g->mem_cap = g->o.max_memory > 0 ? g->o.max_memory :
+	    g->o.max_memory < 0 ? 0 : 0.75 * mem_total();
 	if (!(g->boff = xcalloc((size_t)nt + 1, sizeof *g->boff)) ||
 	    !(g->top = xcalloc(1, sizeof *g->top)))
 		goto oom;

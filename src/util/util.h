@@ -88,4 +88,9 @@ double log_add(double a, double b);
 /* Seconds on the monotonic clock, for time limits and timings. */
 double now_seconds(void);
 
+/* The process's peak resident memory so far, and the machine's
+ * physical memory, in bytes (0 if unknown). */
+double mem_peak(void);
+double mem_total(void);
+
 #endif

@@ -397,6 +397,50 @@ START_TEST(test_engine_closed_forms)
 }
 END_TEST
 
+/* A search that holds more memory than max_memory stops with
+ * SQLIFT_ELIMIT and says so, checked every 1024 nodes of small
+ * theories: transitivity over 7 persons does not lift and needs more
+ * nodes than that.  With the default cap (3/4 of the machine's memory)
+ * the same search runs on to --max-nodes. */
+START_TEST(test_engine_memory_limit)
+{
+	static const char text[] = "person = {A, B, C, D, E, F, G}\n"
+	    "Friends(person, person)\n"
+	    "1.2 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n";
+	static const double caps[] = { 1, 0 };
+	struct mln_model *m = NULL, *c = NULL;
+	struct ct_theory *t = NULL;
+	struct store_domain *d;
+	struct mln_domain *md;
+	struct err e0 = { 0 };
+	double k = 0;
+
+	ck_assert_int_eq(mln_parse(text, strlen(text), "t.mln", &m, &e0), 0);
+	d = tu_domains(m);
+	md = tu_mln_domains(m, d);
+	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e0), 0);
+	ck_assert_int_eq(ct_build(c, d, NULL, &t, &e0), 0);
+	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
+		struct eng_opts o = { 0 };
+		struct err e = { 0 };
+		struct eng *g;
+		double lz;
+		o.max_nodes = 5000;
+		o.max_memory = caps[i];
+		ck_assert_int_eq(eng_new(t, &o, &g, &e), 0);
+		ck_assert_int_eq(eng_log_z(g, &lz, &e), SQLIFT_ELIMIT);
+		eng_free(g);
+		ck_assert_msg(strstr(e.msg, caps[i] > 0 ? "GB, more than 0.0 GB" :
+		    "--max-nodes 5000"), "cap %g: %s", caps[i], e.msg);
+	}
+	ct_free(t);
+	mln_free(c);
+	store_domains_free(d, (int)m->types.n);
+	free(md);
+	mln_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -404,6 +448,7 @@ main(void)
 		test_engine_random_models,
 		test_engine_with_evidence,
 		test_engine_closed_forms,
+		test_engine_memory_limit,
 	};
 
 	return tu_main("engine", 1, tests, sizeof tests / sizeof *tests);
