@@ -2732,7 +2732,7 @@ limits(struct eng *g, const struct th *t)
 	 * and explain's plan reached 24 GB).  A large node is checked
 	 * every time, small ones every 1024 nodes. */
 	if (g->mem_cap > 0 && (t->c.n >= 4096 || (g->st.nodes & 1023) == 0)) {
-		double m = mem_peak();
+		double m = mem_resident();
 		if (m > g->mem_cap)
 			return err_set(g->e, SQLIFT_ELIMIT, "%s stopped: it holds "
 			    "%.1f GB, more than %.1f GB%s%s%s: the theory does not "

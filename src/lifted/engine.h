@@ -50,7 +50,7 @@ struct eng_opts {
 	int semiring;          /* enum eng_semiring */
 	int64_t max_nodes;     /* 0: no limit */
 	double max_seconds;    /* 0: no limit */
-	double max_memory;     /* bytes of peak resident memory at which the
+	double max_memory;     /* bytes of resident memory at which the
 	                          search stops (SQLIFT_ELIMIT); 0: 3/4 of
 	                          the machine's memory, < 0: no limit */
 	int no_cache;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
 #include <unistd.h>
 #include <sys/resource.h>
 
@@ -324,10 +325,28 @@ now_seconds(void)
 }
 
 double
-mem_peak(void)
+mem_resident(void)
 {
+	char buf[128], *p;
+	unsigned long long pages;
+	long page = sysconf(_SC_PAGESIZE);
+	ssize_t n = -1;
+	int fd = open("/proc/self/statm", O_RDONLY);
 	struct rusage ru;
 
+	/* statm: total and resident pages, ...; read without allocating,
+	 * as this is asked when memory runs short */
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+	}
+	if (n > 0 && page > 0) {
+		buf[n] = 0;
+		strtoull(buf, &p, 10);
+		pages = strtoull(p, NULL, 10);
+		return (double)pages * (double)page;
+	}
+	/* no /proc: the peak so far */
 	if (getrusage(RUSAGE_SELF, &ru) != 0)
 		return 0;
 	return (double)ru.ru_maxrss * 1024;    /* Linux: kilobytes */

@@ -88,9 +88,9 @@ double log_add(double a, double b);
 /* Seconds on the monotonic clock, for time limits and timings. */
 double now_seconds(void);
 
-/* The process's peak resident memory so far, and the machine's
- * physical memory, in bytes (0 if unknown). */
-double mem_peak(void);
+/* The process's resident memory now (from /proc; without it, its peak
+ * so far), and the machine's physical memory, in bytes (0 if unknown). */
+double mem_resident(void);
 double mem_total(void);
 
 #endif
