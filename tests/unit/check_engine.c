@@ -306,32 +306,54 @@ next:
 }
 END_TEST
 
+/* The theory of model text without evidence, and what it is built from
+ * (text_theory_free frees them). */
+struct text_theory {
+	struct mln_model *m, *c;
+	struct store_domain *d;
+	struct mln_domain *md;
+	struct ct_theory *t;
+	double k;              /* the clause conversion's constant */
+};
+
+static void
+text_theory(const char *text, struct text_theory *x)
+{
+	struct err e = { 0 };
+
+	memset(x, 0, sizeof *x);
+	ck_assert_msg(mln_parse(text, strlen(text), "t.mln", &x->m, &e) == 0,
+	    "%s", e.msg);
+	x->d = tu_domains(x->m);
+	x->md = tu_mln_domains(x->m, x->d);
+	ck_assert_int_eq(mln_to_clauses(x->m, x->md, 0, &x->c, &x->k, &e), 0);
+	ck_assert_int_eq(ct_build(x->c, x->d, NULL, &x->t, &e), 0);
+}
+
+static void
+text_theory_free(struct text_theory *x)
+{
+	ct_free(x->t);
+	mln_free(x->c);
+	store_domains_free(x->d, (int)x->m->types.n);
+	free(x->md);
+	mln_free(x->m);
+}
+
 /* log Z of model text (no evidence) by the engine, with the clause
  * conversion's constant. */
 static double
 engine_model(const char *text, struct eng_stats *st)
 {
-	struct mln_model *m = NULL, *c = NULL;
-	struct ct_theory *t = NULL;
-	struct store_domain *d;
-	struct mln_domain *md;
+	struct text_theory x;
 	struct err e = { 0 };
-	double lz = 0, k = 0;
+	double lz = 0;
 
-	ck_assert_msg(mln_parse(text, strlen(text), "t.mln", &m, &e) == 0, "%s",
+	text_theory(text, &x);
+	ck_assert_msg(engine_log_z(x.t, ENG_MIN_TABLE, 0, &lz, st, &e) == 0, "%s",
 	    e.msg);
-	d = tu_domains(m);
-	md = tu_mln_domains(m, d);
-	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
-	ck_assert_int_eq(ct_build(c, d, NULL, &t, &e), 0);
-	ck_assert_msg(engine_log_z(t, ENG_MIN_TABLE, 0, &lz, st, &e) == 0, "%s",
-	    e.msg);
-	ct_free(t);
-	mln_free(c);
-	store_domains_free(d, (int)m->types.n);
-	free(md);
-	mln_free(m);
-	return lz + k;
+	text_theory_free(&x);
+	return lz + x.k;
 }
 
 static void
@@ -408,18 +430,9 @@ START_TEST(test_engine_memory_limit)
 	    "Friends(person, person)\n"
 	    "1.2 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n";
 	static const double caps[] = { 1, 0 };
-	struct mln_model *m = NULL, *c = NULL;
-	struct ct_theory *t = NULL;
-	struct store_domain *d;
-	struct mln_domain *md;
-	struct err e0 = { 0 };
-	double k = 0;
+	struct text_theory x;
 
-	ck_assert_int_eq(mln_parse(text, strlen(text), "t.mln", &m, &e0), 0);
-	d = tu_domains(m);
-	md = tu_mln_domains(m, d);
-	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e0), 0);
-	ck_assert_int_eq(ct_build(c, d, NULL, &t, &e0), 0);
+	text_theory(text, &x);
 	for (size_t i = 0; i < sizeof caps / sizeof *caps; i++) {
 		struct eng_opts o = { 0 };
 		struct err e = { 0 };
@@ -427,17 +440,13 @@ START_TEST(test_engine_memory_limit)
 		double lz;
 		o.max_nodes = 5000;
 		o.max_memory = caps[i];
-		ck_assert_int_eq(eng_new(t, &o, &g, &e), 0);
+		ck_assert_int_eq(eng_new(x.t, &o, &g, &e), 0);
 		ck_assert_int_eq(eng_log_z(g, &lz, &e), SQLIFT_ELIMIT);
 		eng_free(g);
 		ck_assert_msg(strstr(e.msg, caps[i] > 0 ? "GB, more than 0.0 GB" :
 		    "--max-nodes 5000"), "cap %g: %s", caps[i], e.msg);
 	}
-	ct_free(t);
-	mln_free(c);
-	store_domains_free(d, (int)m->types.n);
-	free(md);
-	mln_free(m);
+	text_theory_free(&x);
 }
 END_TEST
 
