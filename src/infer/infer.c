@@ -603,7 +603,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	    LIS_AUTO;
 	if (lo.marginals < 0)
 		return err_set(e, SQLIFT_EUSAGE, "unknown marginals '%s' "
-		    "(available: auto, path, pairs)", o->marginals);
+		    "(available: auto, path, pairs, counts)", o->marginals);
 	if (lo.eo.order < 0)
 		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
 		    "min-table, population, rel-min-fill, min-fill)", o->order);
@@ -644,7 +644,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	buf_printf(stats, "{\"nodes\":%lld,\"draws\":%lld,\"exact_tries\":%lld,"
 	    "\"exact_fails\":%lld,\"enumerations\":%lld,\"parts\":%zu,"
 	    "\"flat_parts\":%lld,\"path_groups\":%zu,\"pair_groups\":%zu,"
-	    "\"cache_hits\":%lld,\"powers\":%lld,"
+	    "\"count_groups\":%zu,\"cache_hits\":%lld,\"powers\":%lld,"
 	    "\"groundings\":%lld,\"threads\":%d,\"exact_budget\":%lld,"
 	    "\"order\":\"%s\",\"constraints\":\"%s\","
 	    "\"theory_seconds\":%.3f}",
@@ -652,7 +652,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	    (long long)res->st.exact_tries, (long long)res->st.exact_fails,
 	    (long long)res->st.enumerations, res->parts,
 	    (long long)res->st.flat_parts, res->path_groups, res->pair_groups,
-	    (long long)res->st.cache_hits, (long long)res->st.powers,
+	    res->count_groups, (long long)res->st.cache_hits, (long long)res->st.powers,
 	    (long long)res->st.groundings, lo.threads,
 	    (long long)lo.eo.exact_budget, eng_order_name(lo.eo.order),
 	    ground ? "ground" : normal ? "normal" : "setineq", b.seconds);

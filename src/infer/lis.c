@@ -223,6 +223,7 @@ struct stream {
 	struct snap *snap;     /* Z's trace points */
 	size_t nsnap;
 	int *slot;             /* per group: eng_track slot, or -1 (pairs) */
+	char *counted;         /* per group: by eng_track_count */
 	int *spart;            /* per group: the part of Z holding its slot */
 	struct pacc *pa;       /* per group (path) */
 	int64_t n;
@@ -236,9 +237,9 @@ struct stream {
 int
 lis_marginals_parse(const char *s)
 {
-	static const char *names[] = { "auto", "path", "pairs" };
+	static const char *names[] = { "auto", "path", "pairs", "counts" };
 
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		if (!strcmp(s, names[i]))
 			return i;
 	return -1;
@@ -309,35 +310,6 @@ progress(struct stream *s)
 	fflush(stderr);
 }
 
-/* --marginals auto: by pairs, unless pairs would cost too much: when
- * the group's part of the theory is large, or many groups share it (each
- * pair of targets samples that whole part); or the part is ground, where
- * tracking splits nothing off and Z's samples of it give its atoms as
- * much as a pair would (exact ones where it is enumerated; on Cora,
- * pairs for its thousands of groups drew no sample in 10 s).  Groups
- * still undecided (slot -2) and going by pairs get slot -1. */
-static int
-auto_pairs(struct stream *s, const int *comp, const size_t *size,
-    const int *ground)
-{
-	int max = -1, *n;
-
-	for (size_t k = 0; k < s->ngr; k++)
-		if (comp[k] > max)
-			max = comp[k];
-	if (!(n = xcalloc((size_t)max + 2, sizeof *n)))
-		return err_oom(&s->e);
-	for (size_t k = 0; k < s->ngr; k++)
-		if (comp[k] >= 0)
-			n[comp[k]]++;
-	for (size_t k = 0; k < s->ngr; k++)
-		if (s->slot[k] == -2 && size[k] <= LIS_PATH_MIN && !ground[k] &&
-		    (comp[k] < 0 || n[comp[k]] <= LIS_PATH_GROUPS))
-			s->slot[k] = -1;
-	free(n);
-	return 0;
-}
-
 /* Creates target i (round 0): Z, or group (i - 1) / 2 with its atom true
  * (odd i) or false. */
 static int
@@ -389,6 +361,7 @@ stream_run(void *arg)
 	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
 	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
 	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
+	    !(s->counted = xcalloc(s->ngr + 1, 1)) ||
 	    !(tv = xcalloc(s->ngr + 1, sizeof *tv))) {
 		rc = err_oom(&s->e);
 		goto done;
@@ -417,8 +390,24 @@ stream_run(void *arg)
 		} else if (s->o->marginals == LIS_PAIRS)
 			s->slot[k] = -1;
 	}
-	if (!rc && s->o->marginals == LIS_AUTO)
-		rc = auto_pairs(s, comp, size, ground);
+	/* counts first (tracking by path may split their blocks): counts
+	 * takes every group of several atoms, auto those of LIS_COUNT_MIN
+	 * or more; the others go by path (eng_track_count) */
+	for (size_t k = 0; k < s->ngr && !rc; k++) {
+		const struct lis_group *q = &s->gr[k];
+		if (s->slot[k] != -2 || ground[k] ||
+		    (s->o->marginals != LIS_COUNTS && s->o->marginals != LIS_AUTO))
+			continue;
+		int counted;
+		rc = eng_track_count(g, q->pred, q->block, q->eq,
+		    s->o->marginals == LIS_AUTO ? LIS_COUNT_MIN : 2, &s->slot[k],
+		    &counted, &s->e);
+		if (!rc && s->slot[k] >= 0) {
+			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
+			s->counted[k] = (char)counted;
+			npath++;
+		}
+	}
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		if (s->slot[k] != -2)
@@ -748,7 +737,8 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	res->parts = s[0].ta ? s[0].ta[0].np : 0;
 	for (size_t i = 0; i < ngr; i++)
 		if (s[0].known[1 + i] < 0) {
-			res->path_groups += s[0].slot[i] >= 0;
+			res->path_groups += s[0].slot[i] >= 0 && !s[0].counted[i];
+			res->count_groups += s[0].counted[i];
 			res->pair_groups += s[0].slot[i] < 0;
 		}
 	if (target_result(s, nt, 0, &res->log_z, &res->stderr_lz, &res->ess) < 0)
@@ -809,6 +799,7 @@ done:
 		free(s[i].slot);
 		free(s[i].spart);
 		free(s[i].pa);
+		free(s[i].counted);
 	}
 	free(s);
 	free(th);

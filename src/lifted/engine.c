@@ -36,6 +36,8 @@ struct lit {
 struct cl {
 	double w;
 	int hard, nvars, nneq, nlits, nargs;
+	int tag;               /* a counted unit clause (eng_track_count):
+	                          its tag + 1; 0: none */
 	struct lit *lit;
 	int *blk;              /* per variable: its block */
 	int (*neq)[2];         /* variables of one block, a < b */
@@ -73,6 +75,9 @@ struct centry {
 	size_t len;
 	double val;
 	int track_over;        /* track_part was over the budget here */
+	int ne;                /* the expected counts of the tags */
+	int *etag;             /* (eng_track_count) under this theory */
+	double *ev;
 };
 
 /* Many classes of one ground atom each assigned at once (batch_sample):
@@ -145,6 +150,20 @@ struct eng {
 	int *trk_log;          /* slots set since the log was emptied */
 	size_t ntrk_log, captrk_log;
 	int trk_log_oom;
+	int npath;             /* slots of eng_track (the others: counts) */
+	/* counted classes (eng_track_count): per tag its slot and atoms;
+	 * the search appends (tag, expected count) to ga as it goes, and a
+	 * sum node weighs its children's stretches of ga by their shares */
+	int ntag;
+	int *tag_slot;
+	double *tag_n;
+	struct gacc {
+		int *tag;
+		double *v;
+		size_t n, cap;
+		int oom;
+	} ga;
+	double *gsum;          /* per tag: scratch */
 	struct prop *props;
 	size_t nprops, capprops, prop_cells;
 };
@@ -233,6 +252,7 @@ cl_new(int nvars, int nneq, int nlits, int nargs)
 		return NULL;
 	c->w = 0;
 	c->hard = 0;
+	c->tag = 0;
 	c->nvars = nvars;
 	c->nneq = nneq;
 	c->nlits = nlits;
@@ -254,6 +274,7 @@ cl_copy_room(const struct cl *c, int extra)
 		return NULL;
 	d->w = c->w;
 	d->hard = c->hard;
+	d->tag = c->tag;
 	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
 	memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
 	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
@@ -293,6 +314,7 @@ cl_without(const struct cl *c, int v, int u)
 		return NULL;
 	d->w = c->w;
 	d->hard = c->hard;
+	d->tag = c->tag;
 	memcpy(d->lit, c->lit, (size_t)c->nlits * sizeof *d->lit);
 	for (int x = 0, y = 0; x < c->nvars; x++)
 		if (x != v)
@@ -888,6 +910,87 @@ trk_put(struct eng *g, int slot, double v)
 		g->trk_log[g->ntrk_log++] = slot;
 }
 
+/* --- expected counts (eng_track_count) ---------------------------------
+ * A counted class has a unit clause of weight 0 with a tag: the clause
+ * changes no weight, and every true grounding it loses to a
+ * simplification is one true atom of the class.  solve() appends
+ * (tag, count) to g->ga as it goes; under a product of parts the counts
+ * add, a power rule's part counts n times, and a sum node (a binomial's
+ * counts, mode_split's two terms) weighs its children's stretches of ga
+ * by their shares of its value.  So after solve() the stretch it
+ * appended holds its theory's expected count per tag (exactly, where it
+ * solved exactly; given the draws, where it drew): the derivative of
+ * log Z in the clause's weight. */
+static void
+ga_push(struct eng *g, int tag, double v)
+{
+	struct gacc *a = &g->ga;
+
+	if (a->n == a->cap) {
+		size_t cap = a->cap ? 2 * a->cap : 256;
+		int *t = xrealloc(a->tag, cap * sizeof *t);
+		double *x;
+		if (t)
+			a->tag = t;
+		if (!t || !(x = xrealloc(a->v, cap * sizeof *x))) {
+			a->oom = 1;
+			return;
+		}
+		a->v = x;
+		a->cap = cap;
+	}
+	a->tag[a->n] = tag;
+	a->v[a->n++] = v;
+}
+
+static void
+ga_scale(struct eng *g, size_t from, double f)
+{
+	for (size_t i = from; i < g->ga.n; i++)
+		g->ga.v[i] *= f;
+}
+
+/* One entry per tag in ga from `from` on. */
+static void
+ga_compact(struct eng *g, size_t from)
+{
+	struct gacc *a = &g->ga;
+	size_t n = from;
+
+	if (a->n - from < 2)
+		return;
+	for (size_t i = from; i < a->n; i++)
+		g->gsum[a->tag[i]] += a->v[i];
+	for (size_t i = from; i < a->n; i++) {
+		int t = a->tag[i];
+		if (g->gsum[t] != 0) {
+			a->tag[n] = t;
+			a->v[n++] = g->gsum[t];
+			g->gsum[t] = 0;
+		}
+	}
+	a->n = n;
+}
+
+/* A sum node's children appended their stretches at mark[0..nt) (the
+ * last ends at ga's end), with log values lt; ltot is the node's: each
+ * stretch is weighed by its share. */
+static void
+ga_shares(struct eng *g, const size_t *mark, const double *lt, size_t nt,
+    double ltot)
+{
+	if (!g->ntag)
+		return;
+	for (size_t k = 0; k < nt; k++) {
+		size_t end = k + 1 < nt ? mark[k + 1] : g->ga.n;
+		double f = lt[k] == -INFINITY || ltot == -INFINITY ? 0 :
+		    exp(lt[k] - ltot);
+		for (size_t i = mark[k]; i < end; i++)
+			g->ga.v[i] *= f;
+	}
+	ga_compact(g, mark[0]);
+}
+
 /* While sampling: a tracked ground atom's expectation on this path; key
  * is a class key of t (NULL: of the top theory). */
 static void
@@ -896,7 +999,7 @@ track_set(struct eng *g, const struct th *t, const int *key, size_t len,
 {
 	int slot, buf[130];
 
-	if (g->ntrk && g->rng && !g->trying && !g->piloting &&
+	if (g->npath && g->rng && !g->trying && !g->piloting &&
 	    (slot = amap_eval(&g->trk, gkey(t, key, len, buf), len)) >= 0)
 		trk_put(g, slot, v);
 }
@@ -947,6 +1050,8 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 		if (sat) {
 			if (!c->hard)
 				*konst += c->w * cnt;
+			if (c->tag)
+				ga_push(g, c->tag - 1, cnt);
 			free(c);
 			continue;
 		}
@@ -961,6 +1066,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				goto fail;
 			d->w = c->w;
 			d->hard = c->hard;
+			d->tag = c->tag;
 			memcpy(d->blk, c->blk, (size_t)c->nvars * sizeof *d->blk);
 			memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
 			nargs = 0;
@@ -1211,6 +1317,7 @@ cl_sig(const struct eng *g, const struct th *t, const struct cl *c)
 	    (uint64_t)c->nlits);
 
 	h = hash_mix(h, dbits(c->w));
+	h = hash_mix(h, (uint64_t)c->tag);
 	for (int v = 0; v < c->nvars; v++)
 		h = hash_mix(h, (uint64_t)t->size[c->blk[v]]);
 	for (int k = 0; k < c->nlits; k++) {
@@ -1256,6 +1363,7 @@ cache_key(const struct eng *g, const struct th *t, struct ibuf *key)
 		const struct cl *c = t->c.v[sg[i].cl];
 		ib_add(key, c->hard, &oom);
 		ib_add64(key, dbits(c->w), &oom);
+		ib_add(key, c->tag, &oom);
 		ib_add(key, c->nvars, &oom);
 		ib_add(key, c->nneq, &oom);
 		ib_add(key, c->nlits, &oom);
@@ -1306,9 +1414,11 @@ cache_find(struct eng *g, const struct ibuf *key, uint64_t h)
 	}
 }
 
-/* Stores a result; a full cache (or no memory) just stops caching. */
+/* Stores a result, and the expected counts that ga holds from `from`
+ * on; a full cache (or no memory) just stops caching. */
 static void
-cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val)
+cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
+    size_t from)
 {
 	struct centry *c;
 
@@ -1341,6 +1451,28 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val)
 	c->h = h;
 	c->val = val;
 	c->track_over = 0;
+	c->ne = 0;
+	c->etag = NULL;
+	c->ev = NULL;
+	if (from < g->ga.n) {
+		size_t ne;
+		ga_compact(g, from);
+		ne = g->ga.n - from;
+		c->etag = xmalloc(ne * sizeof *c->etag);
+		c->ev = xmalloc(ne * sizeof *c->ev);
+		if (!c->etag || !c->ev) {
+			/* without its counts the entry would be wrong */
+			free(c->etag);
+			free(c->ev);
+			free(c->key);
+			c->key = NULL;
+			return;
+		}
+		memcpy(c->etag, g->ga.tag + from, ne * sizeof *c->etag);
+		memcpy(c->ev, g->ga.v + from, ne * sizeof *c->ev);
+		c->ne = (int)ne;
+		g->cache_ints += 3 * ne;
+	}
 	g->ncache++;
 	g->cache_ints += key->n;
 }
@@ -1633,6 +1765,7 @@ power_sample(struct eng *g, struct th *t, int64_t n, double expected,
 	struct th *part = th_copy(t);
 	int64_t d0 = g->st.draws;
 	double z, sum;
+	size_t m = g->ga.n;
 	int rc;
 
 	if (!part) {
@@ -1643,6 +1776,7 @@ power_sample(struct eng *g, struct th *t, int64_t n, double expected,
 		goto done;
 	if (g->st.draws == d0) {
 		*out = (double)n * z;
+		ga_scale(g, m, (double)n);
 		goto done;
 	}
 	sum = z;
@@ -1712,9 +1846,12 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 			c->nneq = m;
 		}
 		if (!g->rng || g->trying) {
+			size_t m = g->ga.n;
 			if ((*rc = solve_child(g, t, NULL, ix->total / (double)n,
-			    &z)) == 0)
+			    &z)) == 0) {
 				*out = (double)n * z;
+				ga_scale(g, m, (double)n);
+			}
 		} else
 			*rc = power_sample(g, t, n, ix->total / (double)n, out);
 	}
@@ -2337,6 +2474,7 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 	int grid = g->sampled ? CPILOT_GRID_BELOW : CPILOT_GRID;
 	int solves = g->sampled ? CPILOT_SOLVES_BELOW : CPILOT_SOLVES;
 	double *v = xmalloc(((size_t)n + 1) * sizeof *v), best = -INFINITY, sum;
+	size_t m0 = g->ga.n;   /* the pilot's counts shape nothing */
 	int rc = 0;
 
 	*pil = NULL;
@@ -2398,6 +2536,7 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 			break;
 	}
 	g->piloting--;
+	g->ga.n = m0;
 	if (rc || best == -INFINITY) {
 		free(v);
 		return rc;
@@ -2440,6 +2579,7 @@ mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
 	int64_t n = t->size[b], m;
 	struct prop *p = prop_get(g, h, n);
 	double zm, zk, lqm;
+	size_t mk[2] = { g->ga.n, 0 };
 	int rc;
 
 	if (!p) {
@@ -2464,10 +2604,15 @@ mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
 		}
 		zk += lchoose(n, k);
 	}
+	mk[1] = g->ga.n;
 	if ((rc = count_child(g, t, key, len, b, m, expected, &zm)))
 		return rc;
 	zm += lchoose(n, m);
 	*out = k == m ? zm : log_add(zm, zk - lq);
+	if (k != m) {
+		double lt[2] = { zk - lq, zm };
+		ga_shares(g, mk, lt, 2, *out);
+	}
 	/* the table may have moved */
 	if ((p = prop_get(g, h, n))) {
 		prop_update(p, m, zm, lqm);
@@ -2522,7 +2667,7 @@ binomial_sample(struct eng *g, struct th *t, struct index *ix, int cls,
 	}
 	k = prop_draw(g, h, n, &p, &lq);
 	g->sampled++;
-	if (p && p->pil && p->qmode >= MODE_SPLIT && !g->ntrk && !g->piloting) {
+	if (p && p->pil && p->qmode >= MODE_SPLIT && !g->npath && !g->piloting) {
 		rc = mode_split(g, t, key, len, b, expected, k, lq, h, out);
 		g->sampled--;
 		return rc;
@@ -2554,6 +2699,7 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	double expected = ix->total - ix->atoms[cls], *terms, max = -INFINITY;
 	long double sum = 0;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
+	size_t *mk = NULL;     /* per k: where its counts begin in ga */
 
 	g->st.binomials++;
 	if (g->plan) {
@@ -2561,8 +2707,11 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 		class_text(g, t->size, o->key, ct, sizeof ct);
 		plan_line(g, "binomial on %s: %lld branches", ct, (long long)n + 1);
 	}
-	if (!(terms = xmalloc(((size_t)n + 1) * sizeof *terms)))
+	if (!(terms = xmalloc(((size_t)n + 2) * sizeof *terms)) ||
+	    (g->ntag && !(mk = xmalloc(((size_t)n + 2) * sizeof *mk)))) {
+		free(terms);
 		return err_oom(g->e);
+	}
 	if (b < 0) {
 		/* a single atom: true, then false */
 		memcpy(kt, o->key, o->len * sizeof *kt);
@@ -2570,6 +2719,8 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct th *c = th_copy(t);
 			as.truth[0] = !v;
+			if (mk)
+				mk[v] = g->ga.n;
 			if (!c)
 				rc = err_oom(g->e);
 			else
@@ -2588,6 +2739,8 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 			g->mult *= (double)n + 1;
 		for (int64_t k = 0; k <= n && !rc; k++) {
 			struct th *c;
+			if (mk)
+				mk[k] = g->ga.n;
 			if (g->plan && k != n / 2) {
 				terms[k] = -INFINITY;
 				continue;
@@ -2613,7 +2766,10 @@ binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	if (!rc)
 		*out = max == -INFINITY || g->o.semiring == ENG_MAX ? max :
 		    max + (double)logl(sum);
+	if (!rc && mk)
+		ga_shares(g, mk, terms, (size_t)n + 1, *out);
 	free(terms);
+	free(mk);
 	return rc;
 }
 
@@ -2663,9 +2819,10 @@ track_part(struct eng *g, const struct th *t, const struct index *ix,
 
 	int64_t limit = g->try_limit;
 	int trying = g->trying;
+	size_t m0 = g->ga.n;   /* the solves' counts are not t's */
 
 	*over = 0;
-	if (!g->ntrk || g->piloting)
+	if (!g->npath || g->piloting)
 		return 0;
 	g->try_limit = g->o.exact_budget > 0 ? g->try_work + g->o.exact_budget :
 	    INT64_MAX;
@@ -2699,6 +2856,7 @@ track_part(struct eng *g, const struct th *t, const struct index *ix,
 		} else if (!rc)
 			trk_put(g, slot, z[0] == -INFINITY ? 0 :
 			    1 / (1 + exp(z[1] - z[0])));
+		g->ga.n = m0;
 	}
 	g->try_limit = limit;
 	return rc;
@@ -2781,6 +2939,7 @@ solve(struct eng *g, struct th *t, double *out)
 	double *cap = g->piloting ? &g->pilot_cap : g->negl ? &g->negl_cap :
 	    &g->try_cap;              /* and their cap, or the others' */
 	int skip_key, first = -1;
+	size_t mark0 = g->ga.n;       /* this theory's expected counts */
 
 	if ((rc = limits(g, t))) {
 		th_free(t);
@@ -2846,6 +3005,8 @@ solve(struct eng *g, struct th *t, double *out)
 			    ((rc = track_part(g, t, &ix, &over)) || !over)))) {
 				g->st.cache_hits++;
 				plan_line(g, "cache hit");
+				for (int i = 0; i < c->ne; i++)
+					ga_push(g, c->etag[i], c->ev[i]);
 				*out = val;
 				th_free(t);
 				goto done;
@@ -2886,6 +3047,8 @@ solve(struct eng *g, struct th *t, double *out)
 		    g->o.exact_budget);
 		rc = solve(g, c, &z);
 		g->trying = 0;
+		if (rc || g->try_failed)
+			g->ga.n = mark0;  /* drawn instead: its counts come then */
 		if (!rc) {
 			int over;
 			if ((rc = track_part(g, t, &ix, &over)) || !over) {
@@ -2895,6 +3058,7 @@ solve(struct eng *g, struct th *t, double *out)
 			}
 			track_over(g, &key, h);
 			g->try_failed = 1;
+			g->ga.n = mark0;
 		}
 		if (!g->try_failed) {
 			th_free(t);
@@ -2910,7 +3074,7 @@ solve(struct eng *g, struct th *t, double *out)
 		g->e->msg[0] = 0;
 		rc = 0;
 		if (!light)
-			cache_put(g, &key, h, NAN);
+			cache_put(g, &key, h, NAN, SIZE_MAX);
 	}
 	g->cur_h = h;
 	if (power(g, t, &ix, out, &rc))
@@ -2933,7 +3097,7 @@ solve(struct eng *g, struct th *t, double *out)
 	}
 store:
 	if (!rc && !g->o.no_cache && !g->plan && !sampling)
-		cache_put(g, &key, h, *out);
+		cache_put(g, &key, h, *out, mark0);
 done:
 	free(key.v);
 	index_free(&ix);
@@ -3093,8 +3257,11 @@ eng_free(struct eng *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->capcache; i++)
+	for (size_t i = 0; i < g->capcache; i++) {
 		free(g->cache[i].key);
+		free(g->cache[i].etag);
+		free(g->cache[i].ev);
+	}
 	free(g->cache);
 	for (int i = 0; g->reps && i < g->nreps; i++)
 		free(g->reps[i].v);
@@ -3103,6 +3270,11 @@ eng_free(struct eng *g)
 	free(g->trk.v);
 	free(g->trk_keys);
 	free(g->trk_v);
+	free(g->tag_slot);
+	free(g->tag_n);
+	free(g->gsum);
+	free(g->ga.tag);
+	free(g->ga.v);
 	top_drop(g);
 	th_free(g->top);
 	free(g->top_units.v);
@@ -3469,6 +3641,9 @@ struct gpart {
 	char *px, *px2;
 	double *pE, *pE2, *plw;
 	int *pidx;
+	int *ctag;             /* per class: the tag + 1 of its counted unit
+	                          clause (eng_track_count), 0: none; NULL if
+	                          no class has one */
 };
 
 static void
@@ -3477,6 +3652,7 @@ gpart_free(struct gpart *gp)
 	if (!gp)
 		return;
 	free(gp->h);
+	free(gp->ctag);
 	free(gp->aux);
 	free(gp->auxcls);
 	free(gp->real);
@@ -3709,6 +3885,12 @@ gpart_build(struct eng *g, const struct th *t, struct gpart **out)
 		gp->first[i] = (int)nl;
 		for (int k = 0; k < c->nlits; k++)
 			gp->lit[nl++] = 2 * ix.cls_of[ix.lpos[i] + k] + !!c->lit[k].neg;
+		if (c->tag) {
+			if (!gp->ctag && !(gp->ctag = xcalloc((size_t)ix.ncls + 1,
+			    sizeof *gp->ctag)))
+				goto oom;
+			gp->ctag[ix.cls_of[ix.lpos[i]]] = c->tag;
+		}
 	}
 	gp->first[t->c.n] = (int)nl;
 	if (gpart_occ(gp) < 0 || gpart_summed(gp) < 0)
@@ -3878,6 +4060,16 @@ gpart_sum_p1(const struct gpart *gp, int a)
 	return 1 / (1 + exp(z0 - z1));
 }
 
+/* Atom c of a ground part has expectation v in this draw (or exactly):
+ * for its path slot, and for its counted class. */
+static void
+gp_track(struct eng *g, const struct gpart *gp, int c, double v)
+{
+	track_set(g, NULL, gp->key[c], gp->klen[c], v);
+	if (gp->ctag && gp->ctag[c])
+		ga_push(g, gp->ctag[c] - 1, v);
+}
+
 /* An exact alternative to drawing a small ground part: every value of
  * its atoms enumerated, which gives log Z and each atom's marginal in
  * one pass (the search would need two exact searches per tracked atom;
@@ -3918,11 +4110,9 @@ gpart_enum(struct eng *g, struct gpart *gp)
 			    gp->aux[sidx[j]])));
 	}
 	for (int j = 0; j < n; j++)
-		track_set(g, NULL, gp->key[idx[j]], gp->klen[idx[j]],
-		    z == -INFINITY ? 0 : exp(l1[j] - z));
+		gp_track(g, gp, idx[j], z == -INFINITY ? 0 : exp(l1[j] - z));
 	for (int j = 0; j < ns; j++)
-		track_set(g, NULL, gp->key[sidx[j]], gp->klen[sidx[j]],
-		    z == -INFINITY ? 0 : exp(s1[j] - z));
+		gp_track(g, gp, sidx[j], z == -INFINITY ? 0 : exp(s1[j] - z));
 done:
 	free(idx);
 	free(sidx);
@@ -4433,7 +4623,7 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 		}
 	}
 	*out = lz;
-	if (g->ntrk && lz > -INFINITY) {
+	if ((g->npath || gp->ctag) && lz > -INFINITY) {
 		/* the particles' final weights: marginals of their atoms */
 		double mx = -INFINITY, sum = 0;
 		char *save = gp->x;
@@ -4457,7 +4647,7 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 		gp->x = save;
 		for (int c = 0; c < gp->ncls; c++)
 			if (gp->real[c])
-				track_set(g, NULL, gp->key[c], gp->klen[c], gp->m[c]);
+				gp_track(g, gp, c, gp->m[c]);
 	}
 	return 0;
 }
@@ -4492,12 +4682,11 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 	if (gp->pm)
 		memcpy(gp->m, gp->pm, (size_t)gp->ncls * sizeof *gp->m);
 	*out = gpart_seq(g, gp);
-	for (int c = 0; c < gp->ncls && g->ntrk; c++)
+	for (int c = 0; c < gp->ncls && (g->npath || gp->ctag); c++)
 		if (gp->aux[c] < 0)
-			track_set(g, NULL, gp->key[c], gp->klen[c], gp->x[c]);
+			gp_track(g, gp, c, gp->x[c]);
 		else if (gp->real[c] && *out > -INFINITY)
-			track_set(g, NULL, gp->key[c], gp->klen[c],
-			    gpart_sum_p1(gp, gp->aux[c]));
+			gp_track(g, gp, c, gpart_sum_p1(gp, gp->aux[c]));
 	/* the Bernoulli tables learn from the weights only where they are
 	 * used: with the pilot's marginals they are not, and other targets'
 	 * searches share them (a target conditioned on one atom taught Z's
@@ -4578,7 +4767,46 @@ done:
 	return rc;
 }
 
-/* Which part of tg holds each tracked atom (as a class of its own). */
+/* Room in the slot tables for one more slot. */
+static int
+slot_room(struct eng *g)
+{
+	size_t cap;
+	struct aent *v;
+	int *keys;
+	double *tv;
+
+	if (g->trk.cap >= 2 * ((size_t)g->ntrk + 1))
+		return 0;
+	/* grow: rehash from the key list */
+	cap = g->trk.cap ? 2 * g->trk.cap : 64;
+	v = xcalloc(cap, sizeof *v);
+	keys = xrealloc(g->trk_keys, cap / 2 * 129 * sizeof *keys);
+	tv = xrealloc(g->trk_v, cap / 2 * sizeof *tv);
+	if (keys)
+		g->trk_keys = keys;
+	if (tv)
+		g->trk_v = tv;
+	if (!v || !keys || !tv) {
+		free(v);
+		return -1;
+	}
+	free(g->trk.v);
+	g->trk.v = v;
+	g->trk.cap = cap;
+	for (int k = 0; k < g->ntrk; k++) {
+		const int *kk = g->trk_keys + (size_t)k * 129;
+		size_t kl;
+		if (kk[0] < 0)
+			continue;          /* a count's */
+		kl = 1 + 2 * (size_t)g->ct->m->preds.v[kk[0]].arity;
+		amap_put(&g->trk, fnv1a(FNV_INIT, kk, kl * sizeof *kk), kk, kl, k);
+	}
+	return 0;
+}
+
+/* Which part of tg holds each tracked atom (as a class of its own), and
+ * each counted class (its unit clause). */
 static int
 slot_parts(struct eng *g, struct eng_target *tg)
 {
@@ -4600,6 +4828,11 @@ slot_parts(struct eng *g, struct eng_target *tg)
 				tg->slot_part[slot] = (int)k;
 		}
 		index_free(&ix);
+		for (size_t i = 0; i < tg->part[k].t->c.n; i++) {
+			int tag = tg->part[k].t->c.v[i]->tag;
+			if (tag)
+				tg->slot_part[g->tag_slot[tag - 1]] = (int)k;
+		}
 	}
 	return 0;
 }
@@ -4683,30 +4916,8 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 			return err_oom(e);
 		top_drop(g);
 	}
-	if (g->trk.cap < 2 * ((size_t)g->ntrk + 1)) {
-		/* grow: rehash from the key list */
-		size_t cap = g->trk.cap ? 2 * g->trk.cap : 64;
-		struct aent *v = xcalloc(cap, sizeof *v);
-		int *keys = xrealloc(g->trk_keys, cap / 2 * 129 * sizeof *keys);
-		double *tv = xrealloc(g->trk_v, cap / 2 * sizeof *tv);
-		if (keys)
-			g->trk_keys = keys;
-		if (tv)
-			g->trk_v = tv;
-		if (!v || !keys || !tv) {
-			free(v);
-			return err_oom(e);
-		}
-		free(g->trk.v);
-		g->trk.v = v;
-		g->trk.cap = cap;
-		for (int k = 0; k < g->ntrk; k++) {
-			const int *kk = g->trk_keys + (size_t)k * 129;
-			size_t kl = 1 + 2 * (size_t)g->ct->m->preds.v[kk[0]].arity;
-			amap_put(&g->trk, fnv1a(FNV_INIT, kk, kl * sizeof *kk), kk, kl,
-			    k);
-		}
-	}
+	if (slot_room(g) < 0)
+		return err_oom(e);
 	key = g->trk_keys + (size_t)g->ntrk * 129;
 	key[0] = pred;
 	for (int a = 0; a < p->arity; a++) {
@@ -4718,6 +4929,113 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 	amap_put(&g->trk, fnv1a(FNV_INIT, key, len * sizeof *key), key, len,
 	    g->ntrk);
 	*slot = g->ntrk++;
+	g->npath++;
+	return 0;
+}
+
+int
+eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
+    double min_atoms, int *slot, int *counted, struct err *e)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+	size_t len = 1 + 2 * (size_t)p->arity;
+	int key[130], var[64], blk[64], nv = 0, nneq = 0, cls = -1;
+	struct index ix;
+	struct cl *c;
+	double atoms = 0;
+
+	*slot = -1;
+	*counted = 0;
+	key[0] = pred;
+	for (int a = 0; a < p->arity; a++) {
+		key[1 + 2 * a] = g->boff[p->types[a]] + block[a];
+		key[2 + 2 * a] = eq[a];
+	}
+	/* a bound on its atoms (the falling factorials would be exact) */
+	for (int a = 0; a < p->arity; a++)
+		if (eq[a] == a)
+			atoms = a ? atoms * (double)g->top->size[key[1 + 2 * a]] :
+			    (double)g->top->size[key[1]];
+	if (p->arity == 0 || atoms < fmax(min_atoms, 2))
+		return eng_track(g, pred, block, eq, slot, e);
+	/* a new slot, unless the class has one */
+	for (int k = 0; k < g->ntrk; k++)
+		if (!memcmp(g->trk_keys + (size_t)k * 129 + 1, key + 1,
+		    (len - 1) * sizeof *key) && g->trk_keys[(size_t)k * 129] ==
+		    -1 - pred) {
+			*slot = k;
+			*counted = 1;
+			return 0;
+		}
+	if (slot_room(g) < 0 || index_build(g, g->top, &ix) < 0)
+		return err_oom(e);
+	atoms = 0;
+	for (int k = 0; k < ix.ncls && cls < 0; k++) {
+		const struct occ *o = &ix.occ[ix.first[k]];
+		if (o->len == len && !memcmp(o->key, key, len * sizeof *key))
+			cls = k;
+	}
+	if (cls >= 0)
+		atoms = ix.atoms[cls];
+	index_free(&ix);
+	*counted = 1;
+	/* the slot; trk_keys has -1 - pred, so that it is no path's key */
+	memcpy(g->trk_keys + (size_t)g->ntrk * 129, key, len * sizeof *key);
+	g->trk_keys[(size_t)g->ntrk * 129] = -1 - pred;
+	*slot = g->ntrk++;
+	if (cls < 0)
+		return 0;      /* in no clause: 1/2, as eng_sample leaves it */
+	/* its unit clause of weight 0: one variable per distinct argument,
+	 * those of one block apart */
+	for (int a = 0; a < p->arity; a++)
+		if (eq[a] == a) {
+			var[a] = nv;
+			blk[nv++] = key[1 + 2 * a];
+		} else
+			var[a] = var[eq[a]];
+	for (int u = 0; u < nv; u++)
+		for (int v = u + 1; v < nv; v++)
+			nneq += blk[u] == blk[v];
+	if (!(c = cl_new(nv, nneq, 1, p->arity)))
+		return err_oom(e);
+	memcpy(c->blk, blk, (size_t)nv * sizeof *blk);
+	nneq = 0;
+	for (int u = 0; u < nv; u++)
+		for (int v = u + 1; v < nv; v++)
+			if (blk[u] == blk[v]) {
+				c->neq[nneq][0] = u;
+				c->neq[nneq++][1] = v;
+			}
+	c->lit[0].pred = pred;
+	c->lit[0].neg = 0;
+	c->lit[0].off = 0;
+	for (int a = 0; a < p->arity; a++)
+		c->arg[a] = var[a];
+	{
+		int *ts = xrealloc(g->tag_slot, ((size_t)g->ntag + 1) *
+		    sizeof *ts);
+		double *tn = ts ? xrealloc(g->tag_n, ((size_t)g->ntag + 1) *
+		    sizeof *tn) : NULL;
+		double *gs = tn ? xrealloc(g->gsum, ((size_t)g->ntag + 1) *
+		    sizeof *gs) : NULL;
+		if (ts)
+			g->tag_slot = ts;
+		if (tn)
+			g->tag_n = tn;
+		if (gs)
+			g->gsum = gs;
+		if (!gs) {
+			free(c);
+			return err_oom(e);
+		}
+	}
+	g->tag_slot[g->ntag] = *slot;
+	g->tag_n[g->ntag] = atoms;
+	g->gsum[g->ntag] = 0;
+	c->tag = ++g->ntag;
+	if (th_push(g->top, c) < 0)
+		return err_oom(e);
+	top_drop(g);
 	return 0;
 }
 
@@ -4819,6 +5137,23 @@ eng_target_free(struct eng_target *tg)
 	free(tg);
 }
 
+/* After part k of tg was drawn: its counted classes' expectations (the
+ * counts ga holds over their atoms) into their slots. */
+static void
+count_slots(struct eng *g, const struct eng_target *tg, size_t k)
+{
+	for (size_t i = 0; i < g->ga.n; i++)
+		g->gsum[g->ga.tag[i]] += g->ga.v[i];
+	for (int i = 0; i < g->ntag; i++) {
+		int slot = g->tag_slot[i];
+		if (slot < tg->nslots && tg->slot_part[slot] == (int)k)
+			trk_put(g, slot, g->tag_n[i] > 0 ? g->gsum[i] / g->tag_n[i] :
+			    0.5);
+		g->gsum[i] = 0;
+	}
+	g->ga.n = 0;
+}
+
 int
 eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
     double *log_w, struct err *e)
@@ -4876,18 +5211,22 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 		}
 		if (p->gp) {
 			g->ntrk_log = 0;
+			g->ga.n = 0;
 			g->rng = r;
 			rc = gpart_draw(g, p->gp, &z);
 			g->rng = NULL;
-			if (rc < 0)
+			if (rc < 0 || g->ga.oom)
 				return err_oom(e);
 			tg->lw[k] = z;
 			sum += z;
+			if (g->ntag && tg->slot_part)
+				count_slots(g, tg, k);
 			continue;
 		}
 		if (!(t = th_copy(p->t)))
 			return err_oom(e);
 		g->ntrk_log = 0;
+		g->ga.n = 0;
 		g->rng = r;
 		solved = g->st.exact_tries - g->st.exact_fails;
 		rc = solve(g, t, &z);
@@ -4903,6 +5242,10 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 			return rc;
 		tg->lw[k] = z;
 		sum += z;
+		if (g->ga.oom)
+			return err_oom(e);
+		if (g->ntag && tg->slot_part)
+			count_slots(g, tg, k);
 		if (g->st.draws == d0 && !g->trk_log_oom) {
 			/* nothing drawn: the same in every sample */
 			size_t m = g->ntrk_log;

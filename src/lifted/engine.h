@@ -142,6 +142,18 @@ void eng_target_free(struct eng_target *tg);
 int eng_track(struct eng *g, int pred, const int *block, const int *eq,
     int *slot, struct err *e) WUR;
 const double *eng_tracked(const struct eng *g);
+/* The same slot for a class of several atoms by its expected count
+ * instead, nothing split off (*counted = 1): the class gets a unit
+ * clause of weight 0, and each sample gives its expected number of true
+ * atoms over its atoms, the derivative of log Z in that clause's weight,
+ * exact where the search solved a part and given the draws where it
+ * drew.  A class of fewer than min_atoms atoms (at least 2) goes to
+ * eng_track instead (*counted = 0).  Call before any eng_track of a
+ * class of several atoms (which splits blocks) and before making the
+ * targets. */
+int eng_track_count(struct eng *g, int pred, const int *block,
+    const int *eq, double min_atoms, int *slot, int *counted,
+    struct err *e) WUR;
 /* 1 when the atom's marginal is known without search (*prob: fixed by a
  * hard unit, or a ground atom in no clause), 0 if not, -1 out of memory;
  * *size: clauses of the part of the theory that holds its class, *comp:

@@ -207,7 +207,9 @@ coverage(const struct lis_case *c, int64_t budget, const char *proposal)
 
 /* Every case with every branch sampled; two with the binomial proposal,
  * two with exact parts (budget 3); then marginals from Z's own samples
- * (path) rather than by pairs of estimates; the 12 smokers both ways. */
+ * (path) rather than by pairs of estimates; the 12 smokers both ways;
+ * then marginals as expected counts (counts), whose Z is held to the
+ * coverage as well: their unit clauses of weight 0 leave it as it is. */
 static const struct {
 	int c;
 	int64_t budget;
@@ -226,6 +228,9 @@ static const struct {
 	{ 6, -1, "adaptive", "pairs", 4 },
 	/* counts drawn from nodes with a pilot */
 	{ 7, 3, "adaptive", "pairs", 0 }, { 7, -1, "adaptive", "pairs", 0 },
+	/* marginals as expected counts from Z's own samples */
+	{ 0, -1, "adaptive", "counts", 0 }, { 2, -1, "adaptive", "counts", 0 },
+	{ 3, 3, "adaptive", "counts", 0 }, { 7, -1, "adaptive", "counts", 0 },
 };
 
 START_TEST(test_lis_coverage)
@@ -288,6 +293,12 @@ START_TEST(test_lis_reproducible)
 		int64_t p2 = lis_once(db, c, 7, -1, NULL, 2);
 		ck_assert_double_eq(differences(db, p1, p2), 0);
 	}
+	marginals = "counts";
+	{
+		int64_t p1 = lis_once(db, c, 7, -1, NULL, 2);
+		int64_t p2 = lis_once(db, c, 7, -1, NULL, 2);
+		ck_assert_double_eq(differences(db, p1, p2), 0);
+	}
 	marginals = NULL;
 	/* and the comparison can fail: another seed, or other streams */
 	ck_assert_double_gt(differences(db, r1, r3), 0);
@@ -336,14 +347,15 @@ START_TEST(test_lis_time_reproducible)
 }
 END_TEST
 
-/* A path run of case c (database db from setup) and how many of its
- * marginals are those of the exact run to 1e-9. */
+/* A run of case c (database db from setup) with marginals how, and how
+ * many of its marginals are those of the exact run to 1e-9. */
 static double
-path_exact(const char *db, const struct lis_case *c, int64_t *run)
+mode_exact(const char *db, const struct lis_case *c, const char *how,
+    int64_t *run)
 {
 	char sql[256];
 
-	marginals = "path";
+	marginals = how;
 	*run = lis_once(db, c, 1, 0, NULL, 1);
 	marginals = NULL;
 	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals a JOIN "
@@ -363,7 +375,39 @@ START_TEST(test_lis_path_exact)
 	    "-1.2 R(x, y)\n0.4 R(x, x)\n", NULL, "P,R" };
 	int64_t run;
 
-	ck_assert_double_eq(path_exact(setup(&c), &c, &run), 6);
+	ck_assert_double_eq(mode_exact(setup(&c), &c, "path", &run), 6);
+}
+END_TEST
+
+/* By counts, where every part is solved exactly, each group's expected
+ * count is exact: the search carries it through sums over counts (the
+ * shares), the power rule (power), evidence and the cache.  Against exact
+ * inference, on the cases the default budget solves without a draw, and
+ * the pair above; smokers-evidence and hard have ground parts only,
+ * whose atoms go by path. */
+START_TEST(test_lis_counts_exact)
+{
+	static const struct lis_case pair = { "pair", "person = {A, B}\n"
+	    "P(person)\nR(person, person)\n0.7 P(x) ^ R(x, y) => P(y)\n"
+	    "-1.2 R(x, y)\n0.4 R(x, x)\n", NULL, "P,R" };
+	static const int which[] = { 0, 1, 2, 3, 7, -1 };
+	static const int counted[] = { 1, 0, 1, 0, 1, 1 };
+	const struct lis_case *c = which[_i] < 0 ? &pair : &cases[which[_i]];
+	const char *db = setup(c);
+	char sql[256];
+	int64_t run;
+	double n;
+
+	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals WHERE "
+	    "run_id = 1");
+	n = tu_sql_double(db, sql);
+	ck_assert_double_gt(n, 0);
+	ck_assert_double_eq(mode_exact(db, c, "counts", &run), n);
+	snprintf(sql, sizeof sql, "SELECT json_extract(stats, '$.draws') = 0 "
+	    "AND (json_extract(stats, '$.count_groups') > 0) = %d FROM runs "
+	    "WHERE run_id = %lld", counted[_i], (long long)run);
+	ck_assert_msg(tu_sql_double(db, sql) == 1, "%s: drew, or counted %s",
+	    c->name, counted[_i] ? "no group" : "a group");
 }
 END_TEST
 
@@ -381,7 +425,7 @@ START_TEST(test_lis_enum_exact)
 	char sql[256];
 
 	/* Smokes(P3) too */
-	ck_assert_double_eq(path_exact(db, &c, &run), 12);
+	ck_assert_double_eq(mode_exact(db, &c, "path", &run), 12);
 	snprintf(sql, sizeof sql, "SELECT abs(a.log_z - b.log_z) FROM runs a, "
 	    "runs b WHERE a.run_id = 1 AND b.run_id = %lld", (long long)run);
 	ck_assert_double_le(tu_sql_double(db, sql), 1e-9);
@@ -402,6 +446,7 @@ main(void)
 	    (int)(sizeof cfg / sizeof *cfg));
 	tcase_add_test(tc, test_lis_reproducible);
 	tcase_add_test(tc, test_lis_path_exact);
+	tcase_add_loop_test(tc, test_lis_counts_exact, 0, 6);
 	tcase_add_test(tc, test_lis_enum_exact);
 	tcase_add_test(tc, test_lis_time_reproducible);
 	return tu_run(s);
