@@ -62,6 +62,8 @@ run() {
 	case $m in
 	normal) set -- --method lis --constraints normal "$@" ;;
 	lis-b0) set -- --method lis --exact-budget 0 "$@" ;;
+	lis-pairs) set -- --method lis --marginals pairs "$@" ;;
+	lis-counts) set -- --method lis --marginals counts "$@" ;;
 	ground-b0) set -- --method ground-lis --exact-budget 0 "$@" ;;
 	*) set -- --method "$m" "$@" ;;
 	esac
