@@ -345,6 +345,7 @@ stream_run(void *arg)
 	double *row = xmalloc((s->ntg + 1) * sizeof *row);
 	struct eng_rng r;
 	size_t held = 0, npath = 0;
+	double min = 2;        /* atoms of the classes counted */
 	int rc = 0, late = 0, exact_all = 0;
 	double *tv = NULL;
 	int *comp = NULL, *ground = NULL;
@@ -391,17 +392,26 @@ stream_run(void *arg)
 			s->slot[k] = -1;
 	}
 	/* counts first (tracking by path may split their blocks): counts
-	 * takes every group of several atoms, auto those of LIS_COUNT_MIN
-	 * or more; the others go by path (eng_track_count) */
+	 * takes every group of several atoms, and so does auto when one of
+	 * them has LIS_COUNT_MIN atoms or more; else auto takes none (a
+	 * counted class split by path's tracking could fall into two
+	 * parts).  The others go by path (eng_track_count). */
+	if (s->o->marginals == LIS_AUTO) {
+		min = INFINITY;
+		for (size_t k = 0; k < s->ngr; k++)
+			if (s->slot[k] == -2 && !ground[k] && eng_class_atoms(g,
+			    s->gr[k].pred, s->gr[k].block, s->gr[k].eq) >=
+			    LIS_COUNT_MIN)
+				min = 2;
+	}
 	for (size_t k = 0; k < s->ngr && !rc; k++) {
 		const struct lis_group *q = &s->gr[k];
 		if (s->slot[k] != -2 || ground[k] ||
 		    (s->o->marginals != LIS_COUNTS && s->o->marginals != LIS_AUTO))
 			continue;
 		int counted;
-		rc = eng_track_count(g, q->pred, q->block, q->eq,
-		    s->o->marginals == LIS_AUTO ? LIS_COUNT_MIN : 2, &s->slot[k],
-		    &counted, &s->e);
+		rc = eng_track_count(g, q->pred, q->block, q->eq, min,
+		    &s->slot[k], &counted, &s->e);
 		if (!rc && s->slot[k] >= 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
 			s->counted[k] = (char)counted;

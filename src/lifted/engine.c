@@ -1421,8 +1421,9 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
     size_t from)
 {
 	struct centry *c;
+	size_t ne = from < g->ga.n ? g->ga.n - from : 0;
 
-	if (g->cache_ints + key->n > ((size_t)64 << 20))
+	if (g->cache_ints + key->n + 3 * ne > ((size_t)64 << 20))
 		return;
 	if (2 * (g->ncache + 1) > g->capcache) {
 		size_t cap = g->capcache ? 2 * g->capcache : 1024;
@@ -1454,8 +1455,7 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 	c->ne = 0;
 	c->etag = NULL;
 	c->ev = NULL;
-	if (from < g->ga.n) {
-		size_t ne;
+	if (ne) {
 		ga_compact(g, from);
 		ne = g->ga.n - from;
 		c->etag = xmalloc(ne * sizeof *c->etag);
@@ -1465,6 +1465,8 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 			free(c->etag);
 			free(c->ev);
 			free(c->key);
+			c->etag = NULL;
+			c->ev = NULL;
 			c->key = NULL;
 			return;
 		}
@@ -2570,8 +2572,9 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
  * 0.5% it also covered the 12 smokers in 85 runs of 100, so the share
  * stays 5%).  Costs a second solve when
  * k is not m (at most 1 - MODE_SPLIT of the visits); where the pilot puts
- * k NEGL_NATS below m, that solve is light (g->negl).  Not with tracked
- * atoms: a sample's expectations follow one path.  Takes t. */
+ * k NEGL_NATS below m, that solve is light (g->negl).  Not with atoms
+ * tracked by path (eng_track): their expectations follow one path;
+ * counts (eng_track_count) take the two terms' shares.  Takes t. */
 static int
 mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
     double expected, int64_t k, double lq, uint64_t h, double *out)
@@ -3293,6 +3296,7 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 	double z;
 
 	g->e = e;
+	g->ga.n = 0;           /* counts are eng_sample's */
 	if (g->top_done) {
 		*log_z = g->top_z;
 		return 0;
@@ -4933,6 +4937,25 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 	return 0;
 }
 
+double
+eng_class_atoms(const struct eng *g, int pred, const int *block,
+    const int *eq)
+{
+	const struct mln_pred *p = &g->ct->m->preds.v[pred];
+	double r = 1;
+
+	for (int a = 0; a < p->arity; a++) {
+		int m = 0;     /* distinct arguments before it in its block */
+		if (eq[a] != a)
+			continue;
+		for (int u = 0; u < a; u++)
+			m += eq[u] == u && p->types[u] == p->types[a] &&
+			    block[u] == block[a];
+		r *= fmax(0, (double)(g->ct->sp->size[p->types[a]][block[a]] - m));
+	}
+	return r;
+}
+
 int
 eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
     double min_atoms, int *slot, int *counted, struct err *e)
@@ -4951,18 +4974,14 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 		key[1 + 2 * a] = g->boff[p->types[a]] + block[a];
 		key[2 + 2 * a] = eq[a];
 	}
-	/* a bound on its atoms (the falling factorials would be exact) */
-	for (int a = 0; a < p->arity; a++)
-		if (eq[a] == a)
-			atoms = a ? atoms * (double)g->top->size[key[1 + 2 * a]] :
-			    (double)g->top->size[key[1]];
-	if (p->arity == 0 || atoms < fmax(min_atoms, 2))
+	if (p->arity == 0 || eng_class_atoms(g, pred, block, eq) <
+	    fmax(min_atoms, 2))
 		return eng_track(g, pred, block, eq, slot, e);
 	/* a new slot, unless the class has one */
 	for (int k = 0; k < g->ntrk; k++)
-		if (!memcmp(g->trk_keys + (size_t)k * 129 + 1, key + 1,
-		    (len - 1) * sizeof *key) && g->trk_keys[(size_t)k * 129] ==
-		    -1 - pred) {
+		if (g->trk_keys[(size_t)k * 129] == -1 - pred &&
+		    !memcmp(g->trk_keys + (size_t)k * 129 + 1, key + 1,
+		    (len - 1) * sizeof *key)) {
 			*slot = k;
 			*counted = 1;
 			return 0;
@@ -5274,6 +5293,7 @@ eng_plan(struct eng *g, struct buf *out, struct err *e)
 	int rc;
 
 	g->e = e;
+	g->ga.n = 0;
 	g->plan = out;
 	g->mult = 1;
 	g->est_nodes = 0;

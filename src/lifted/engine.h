@@ -148,12 +148,17 @@ const double *eng_tracked(const struct eng *g);
  * atoms over its atoms, the derivative of log Z in that clause's weight,
  * exact where the search solved a part and given the draws where it
  * drew.  A class of fewer than min_atoms atoms (at least 2) goes to
- * eng_track instead (*counted = 0).  Call before any eng_track of a
- * class of several atoms (which splits blocks) and before making the
- * targets. */
+ * eng_track instead (*counted = 0).  Call before making the targets, and
+ * never after an eng_track of a class of several atoms: that splits
+ * blocks, and a counted class must stay in one part of the theory (so
+ * with counted classes, min_atoms 2, which leaves eng_track only
+ * ground atoms). */
 int eng_track_count(struct eng *g, int pred, const int *block,
     const int *eq, double min_atoms, int *slot, int *counted,
     struct err *e) WUR;
+/* The atoms of a class in the theory's blocks (before any split). */
+double eng_class_atoms(const struct eng *g, int pred, const int *block,
+    const int *eq);
 /* 1 when the atom's marginal is known without search (*prob: fixed by a
  * hard unit, or a ground atom in no clause), 0 if not, -1 out of memory;
  * *size: clauses of the part of the theory that holds its class, *comp:
