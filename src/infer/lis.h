@@ -21,7 +21,10 @@ struct lis_opts {
 /* How a group's marginal is estimated. */
 enum lis_marginals {
 	LIS_AUTO,              /* counts when a class has LIS_COUNT_MIN
-	                          atoms or more, else path (the default) */
+	                          atoms or more; else pairs for at most
+	                          LIS_PAIRS_MAX groups in small parts (of
+	                          at most LIS_PAIRS_CLAUSES clauses), not
+	                          ground; else path (the default) */
 	LIS_PATH,              /* ground atoms from the samples of Z */
 	LIS_PAIRS,             /* Z(atom) and Z(not atom), sampled apart */
 	LIS_COUNTS             /* a class's expected count from the samples
@@ -32,6 +35,8 @@ enum lis_marginals {
  * leaves the part nearly ground, and ground parts are enumerated (IMDB's
  * fold 1, 113 classes of 2 persons: 0.05 s by path, 0.14 s by counts). */
 #define LIS_COUNT_MIN 8
+#define LIS_PAIRS_MAX 32
+#define LIS_PAIRS_CLAUSES 2000
 /* "auto", "path", "pairs", "counts"; -1 if unknown */
 int lis_marginals_parse(const char *s);
 
