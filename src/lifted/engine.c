@@ -154,16 +154,19 @@ struct eng {
 	/* counted classes (eng_track_count): per tag its slot and atoms;
 	 * the search appends (tag, expected count) to ga as it goes, and a
 	 * sum node weighs its children's stretches of ga by their shares */
+	struct ctag {
+		int slot;
+		double atoms;      /* of its class */
+		double sum;        /* scratch (ga_compact, count_slots) */
+	} *tags;
 	int ntag;
-	int *tag_slot;
-	double *tag_n;
+	size_t captags;
 	struct gacc {
 		int *tag;
 		double *v;
 		size_t n, cap;
 		int oom;
 	} ga;
-	double *gsum;          /* per tag: scratch */
 	struct prop *props;
 	size_t nprops, capprops, prop_cells;
 };
@@ -943,10 +946,11 @@ ga_push(struct eng *g, int tag, double v)
 	a->v[a->n++] = v;
 }
 
+/* Counts from..to of ga times f. */
 static void
-ga_scale(struct eng *g, size_t from, double f)
+ga_scale(struct eng *g, size_t from, size_t to, double f)
 {
-	for (size_t i = from; i < g->ga.n; i++)
+	for (size_t i = from; i < to; i++)
 		g->ga.v[i] *= f;
 }
 
@@ -960,13 +964,13 @@ ga_compact(struct eng *g, size_t from)
 	if (a->n - from < 2)
 		return;
 	for (size_t i = from; i < a->n; i++)
-		g->gsum[a->tag[i]] += a->v[i];
+		g->tags[a->tag[i]].sum += a->v[i];
 	for (size_t i = from; i < a->n; i++) {
 		int t = a->tag[i];
-		if (g->gsum[t] != 0) {
+		if (g->tags[t].sum != 0) {
 			a->tag[n] = t;
-			a->v[n++] = g->gsum[t];
-			g->gsum[t] = 0;
+			a->v[n++] = g->tags[t].sum;
+			g->tags[t].sum = 0;
 		}
 	}
 	a->n = n;
@@ -981,13 +985,10 @@ ga_shares(struct eng *g, const size_t *mark, const double *lt, size_t nt,
 {
 	if (!g->ntag)
 		return;
-	for (size_t k = 0; k < nt; k++) {
-		size_t end = k + 1 < nt ? mark[k + 1] : g->ga.n;
-		double f = lt[k] == -INFINITY || ltot == -INFINITY ? 0 :
-		    exp(lt[k] - ltot);
-		for (size_t i = mark[k]; i < end; i++)
-			g->ga.v[i] *= f;
-	}
+	for (size_t k = 0; k < nt; k++)
+		ga_scale(g, mark[k], k + 1 < nt ? mark[k + 1] : g->ga.n,
+		    lt[k] == -INFINITY || ltot == -INFINITY ? 0 :
+		    exp(lt[k] - ltot));
 	ga_compact(g, mark[0]);
 }
 
@@ -1778,7 +1779,7 @@ power_sample(struct eng *g, struct th *t, int64_t n, double expected,
 		goto done;
 	if (g->st.draws == d0) {
 		*out = (double)n * z;
-		ga_scale(g, m, (double)n);
+		ga_scale(g, m, g->ga.n, (double)n);
 		goto done;
 	}
 	sum = z;
@@ -1852,7 +1853,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 			if ((*rc = solve_child(g, t, NULL, ix->total / (double)n,
 			    &z)) == 0) {
 				*out = (double)n * z;
-				ga_scale(g, m, (double)n);
+				ga_scale(g, m, g->ga.n, (double)n);
 			}
 		} else
 			*rc = power_sample(g, t, n, ix->total / (double)n, out);
@@ -3273,9 +3274,7 @@ eng_free(struct eng *g)
 	free(g->trk.v);
 	free(g->trk_keys);
 	free(g->trk_v);
-	free(g->tag_slot);
-	free(g->tag_n);
-	free(g->gsum);
+	free(g->tags);
 	free(g->ga.tag);
 	free(g->ga.v);
 	top_drop(g);
@@ -4732,6 +4731,8 @@ struct tpart {
 	struct gpart *gp;      /* all ground: drawn from this flat copy */
 	int gp_tried;          /* 0: not yet; 1: search drew all (try flat);
 	                          2: done; 3: the search solved parts exactly */
+	int *tags;             /* the counted classes it holds */
+	size_t ntags, captags;
 };
 
 struct eng_target {
@@ -4833,9 +4834,16 @@ slot_parts(struct eng *g, struct eng_target *tg)
 		}
 		index_free(&ix);
 		for (size_t i = 0; i < tg->part[k].t->c.n; i++) {
-			int tag = tg->part[k].t->c.v[i]->tag;
-			if (tag)
-				tg->slot_part[g->tag_slot[tag - 1]] = (int)k;
+			struct tpart *p = &tg->part[k];
+			int tag = p->t->c.v[i]->tag, *slot;
+			if (!tag || *(slot = &tg->slot_part[g->tags[tag - 1].slot]) ==
+			    (int)k)
+				continue;
+			*slot = (int)k;
+			if (vec_grow_((void **)&p->tags, &p->captags, p->ntags + 1,
+			    sizeof *p->tags))
+				return -1;
+			p->tags[p->ntags++] = tag - 1;
 		}
 	}
 	return 0;
@@ -5030,27 +5038,14 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 	c->lit[0].off = 0;
 	for (int a = 0; a < p->arity; a++)
 		c->arg[a] = var[a];
-	{
-		int *ts = xrealloc(g->tag_slot, ((size_t)g->ntag + 1) *
-		    sizeof *ts);
-		double *tn = ts ? xrealloc(g->tag_n, ((size_t)g->ntag + 1) *
-		    sizeof *tn) : NULL;
-		double *gs = tn ? xrealloc(g->gsum, ((size_t)g->ntag + 1) *
-		    sizeof *gs) : NULL;
-		if (ts)
-			g->tag_slot = ts;
-		if (tn)
-			g->tag_n = tn;
-		if (gs)
-			g->gsum = gs;
-		if (!gs) {
-			free(c);
-			return err_oom(e);
-		}
+	if (vec_grow_((void **)&g->tags, &g->captags, (size_t)g->ntag + 1,
+	    sizeof *g->tags)) {
+		free(c);
+		return err_oom(e);
 	}
-	g->tag_slot[g->ntag] = *slot;
-	g->tag_n[g->ntag] = atoms;
-	g->gsum[g->ntag] = 0;
+	g->tags[g->ntag].slot = *slot;
+	g->tags[g->ntag].atoms = atoms;
+	g->tags[g->ntag].sum = 0;
 	c->tag = ++g->ntag;
 	if (th_push(g->top, c) < 0)
 		return err_oom(e);
@@ -5149,6 +5144,7 @@ eng_target_free(struct eng_target *tg)
 		gpart_free(tg->part[i].gp);
 		free(tg->part[i].slots);
 		free(tg->part[i].vals);
+		free(tg->part[i].tags);
 	}
 	free(tg->part);
 	free(tg->lw);
@@ -5156,20 +5152,19 @@ eng_target_free(struct eng_target *tg)
 	free(tg);
 }
 
-/* After part k of tg was drawn: its counted classes' expectations (the
- * counts ga holds over their atoms) into their slots. */
+/* After part p was drawn: its counted classes' expectations (the counts
+ * ga holds over their atoms) into their slots. */
 static void
-count_slots(struct eng *g, const struct eng_target *tg, size_t k)
+count_slots(struct eng *g, const struct tpart *p)
 {
 	for (size_t i = 0; i < g->ga.n; i++)
-		g->gsum[g->ga.tag[i]] += g->ga.v[i];
-	for (int i = 0; i < g->ntag; i++) {
-		int slot = g->tag_slot[i];
-		if (slot < tg->nslots && tg->slot_part[slot] == (int)k)
-			trk_put(g, slot, g->tag_n[i] > 0 ? g->gsum[i] / g->tag_n[i] :
-			    0.5);
-		g->gsum[i] = 0;
+		g->tags[g->ga.tag[i]].sum += g->ga.v[i];
+	for (size_t i = 0; i < p->ntags; i++) {
+		struct ctag *c = &g->tags[p->tags[i]];
+		trk_put(g, c->slot, c->atoms > 0 ? c->sum / c->atoms : 0.5);
 	}
+	for (size_t i = 0; i < g->ga.n; i++)
+		g->tags[g->ga.tag[i]].sum = 0;
 	g->ga.n = 0;
 }
 
@@ -5238,8 +5233,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 				return err_oom(e);
 			tg->lw[k] = z;
 			sum += z;
-			if (g->ntag && tg->slot_part)
-				count_slots(g, tg, k);
+			count_slots(g, p);
 			continue;
 		}
 		if (!(t = th_copy(p->t)))
@@ -5263,8 +5257,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 		sum += z;
 		if (g->ga.oom)
 			return err_oom(e);
-		if (g->ntag && tg->slot_part)
-			count_slots(g, tg, k);
+		count_slots(g, p);
 		if (g->st.draws == d0 && !g->trk_log_oom) {
 			/* nothing drawn: the same in every sample */
 			size_t m = g->ntrk_log;

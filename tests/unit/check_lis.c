@@ -398,9 +398,7 @@ START_TEST(test_lis_counts_exact)
 	int64_t run;
 	double n;
 
-	snprintf(sql, sizeof sql, "SELECT count(*) FROM marginals WHERE "
-	    "run_id = 1");
-	n = tu_sql_double(db, sql);
+	n = tu_sql_double(db, "SELECT count(*) FROM marginals WHERE run_id = 1");
 	ck_assert_double_gt(n, 0);
 	ck_assert_double_eq(mode_exact(db, c, "counts", &run), n);
 	snprintf(sql, sizeof sql, "SELECT json_extract(stats, '$.draws') = 0 "
