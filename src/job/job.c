@@ -225,6 +225,7 @@ job_read(const char *path, struct job *j, struct err *e)
 	int line;
 
 	memset(j, 0, sizeof *j);
+	j->exact_budget = -1;  /* unset: the command line's default */
 	if (!(dir = slash ? xstrndup(path, (size_t)(slash - path + 1)) :
 	    xstrdup("")))
 		return err_oom(e);
