@@ -232,6 +232,7 @@ struct stream {
 	int rc;
 	atomic_llong *done;
 	atomic_int *stop;
+	double last_progress;  /* when progress was last reported */
 };
 
 int
@@ -291,23 +292,22 @@ trace_round(int64_t r)
 /* A stream stops after this many rounds whatever --max-seconds says. */
 #define MAX_ROUNDS ((int64_t)1 << 24)
 
+/* Reports progress at most every 0.1 s; done: the last report. */
 static void
-progress(struct stream *s)
+progress(struct stream *s, int done)
 {
-	static double last;
+	struct sqlift_progress p = { 0 };
 	double t = now_seconds();
-	long long done = atomic_load(s->done);
 
-	if (t - last < 0.1)
+	if (!done && t - s->last_progress < 0.1)
 		return;
-	last = t;
-	if (s->o->samples > 0)
-		fprintf(stderr, "\rlis: %lld/%lld samples, %.1f s", done,
-		    (long long)s->o->samples, t - s->t0);
-	else
-		fprintf(stderr, "\rlis: %lld samples, %.1f/%g s", done, t - s->t0,
-		    s->o->max_seconds);
-	fflush(stderr);
+	s->last_progress = t;
+	p.samples = atomic_load(s->done);
+	p.max_samples = s->o->samples;
+	p.seconds = t - s->t0;
+	p.max_seconds = s->o->max_seconds;
+	p.done = done;
+	s->o->progress(s->o->progress_arg, &p);
 }
 
 /* --marginals auto without counted classes: by pairs when there are at
@@ -539,7 +539,7 @@ stream_run(void *arg)
 		}
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
-			progress(s);
+			progress(s, 0);
 	}
 done:
 	if (rc)
@@ -746,7 +746,7 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	for (int i = 1; i < nt; i++)
 		pthread_join(th[i], NULL);
 	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+		progress(&s[0], 1);
 	for (int i = 0; i < nt; i++)
 		if (s[i].rc) {
 			*e = s[i].e;
