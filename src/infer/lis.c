@@ -233,6 +233,15 @@ struct stream {
 	atomic_llong *done;
 	atomic_int *stop;
 	double last_progress;  /* when progress was last reported */
+	/* stream_run's sampling state: */
+	struct eng *g;
+	struct eng_target **tg;    /* per target; NULL once exact or none */
+	unsigned char *state;      /* per target: TG_* */
+	double *row;               /* per target: the last sample's log Z */
+	double *tv;                /* per group: the last tracked value */
+	struct eng_rng r;
+	size_t held;               /* clauses the live targets hold */
+	size_t npath;              /* groups tracked in Z's samples */
 };
 
 int
@@ -354,42 +363,18 @@ target_make(struct stream *s, struct eng *g, size_t i, struct eng_target **tg,
 	return rc;
 }
 
-static void *
-stream_run(void *arg)
+/* Decides how each group's marginal is estimated: known at once, then
+ * (as tracking splits blocks of the theory, once all are known) counted
+ * or tracked in Z's samples, the rest by pairs of targets. */
+static int
+stream_groups(struct stream *s)
 {
-	struct stream *s = arg;
-	struct eng *g = NULL;
-	struct eng_target **tg = xcalloc(s->ntg + 1, sizeof *tg);
-	unsigned char *state = xcalloc(s->ntg + 1, 1);
-	double *row = xmalloc((s->ntg + 1) * sizeof *row);
-	struct eng_rng r;
-	size_t held = 0, npath = 0;
+	struct eng *g = s->g;
+	unsigned char *state = s->state;
 	double min = 2;        /* atoms of the classes counted */
-	int rc = 0, late = 0, exact_all = 0;
-	double *tv = NULL;
-	int *comp = NULL, *ground = NULL;
+	int *comp = NULL, *ground = NULL, rc = 0;
 	size_t *size = NULL;
 
-	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
-	if (!tg || !state || !row ||
-	    !(s->ta = xcalloc(s->ntg + 1, sizeof *s->ta))) {
-		rc = err_oom(&s->e);
-		goto done;
-	}
-	for (size_t i = 0; i <= s->ngr; i++)
-		s->known[i] = -1;
-	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
-	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
-	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
-	    !(s->counted = xcalloc(s->ngr + 1, 1)) ||
-	    !(tv = xcalloc(s->ngr + 1, sizeof *tv))) {
-		rc = err_oom(&s->e);
-		goto done;
-	}
-	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)))
-		goto done;
-	/* groups known at once, then (as tracking splits blocks of the
-	 * theory, once all are known) groups estimated from Z's samples */
 	if (!(comp = xmalloc((s->ngr + 1) * sizeof *comp)) ||
 	    !(size = xmalloc((s->ngr + 1) * sizeof *size)) ||
 	    !(ground = xmalloc((s->ngr + 1) * sizeof *ground))) {
@@ -435,7 +420,7 @@ stream_run(void *arg)
 		if (!rc && s->slot[k] >= 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
 			s->counted[k] = (char)counted;
-			npath++;
+			s->npath++;
 		}
 	}
 	if (!rc && s->o->marginals == LIS_AUTO && min == INFINITY)
@@ -447,10 +432,124 @@ stream_run(void *arg)
 		rc = eng_track(g, q->pred, q->block, q->eq, &s->slot[k], &s->e);
 		if (!rc && s->slot[k] >= 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
-			npath++;
+			s->npath++;
 		}
 	}
-	if (rc)
+done:
+	free(comp);
+	free(size);
+	free(ground);
+	return rc;
+}
+
+/* Target i's step of a round: made in round 0, then one sample, its
+ * parts' weights kept in s->ta[i].last.  *late: the deadline passed
+ * (the round is dropped); *exact_all cleared when a target still
+ * samples. */
+static int
+stream_target(struct stream *s, size_t i, int *late, int *exact_all)
+{
+	struct eng_target **tg = s->tg;
+	int rc;
+
+	if (s->state[i] == TG_NEW) {
+		if ((rc = target_make(s, s->g, i, tg, s->state)))
+			return rc;
+		if (tg[i] && tacc_init(&s->ta[i], eng_target_parts(tg[i]),
+		    eng_target_konst(tg[i])) < 0)
+			return err_oom(&s->e);
+		if (i == 0 && tg[0])
+			for (size_t k = 0; k < s->ngr; k++)
+				s->spart[k] = eng_slot_part(tg[0], s->slot[k]);
+		s->held += eng_target_size(tg[i]);
+		if (s->held > MAX_HELD)
+			return err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
+			    "of %zu query groups would hold more than %d "
+			    "clauses (each group samples the part of the "
+			    "theory that holds it, here %zu clauses): query "
+			    "fewer atoms", s->ngr, MAX_HELD,
+			    eng_target_size(tg[i]));
+	}
+	if (s->state[i] != TG_LIVE)
+		return 0;
+	if ((rc = eng_sample(s->g, tg[i], &s->r, &s->row[i], &s->e))) {
+		/* out of time inside a sample: drop the round */
+		if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
+			*late = 1;
+			return 0;
+		}
+		return rc;
+	}
+	if (s->ta[i].np)
+		memcpy(s->ta[i].last, eng_part_weights(tg[i]),
+		    s->ta[i].np * sizeof *s->ta[i].last);
+	if (i == 0 && s->npath) {
+		const double *v = eng_tracked(s->g);
+		for (size_t k = 0; k < s->ngr; k++)
+			if (s->slot[k] >= 0)
+				s->tv[k] = v[s->slot[k]];
+	}
+	if (s->n == 0 && eng_target_exact(tg[i])) {
+		/* nothing drawn: the same in every round */
+		s->state[i] = TG_EXACT;
+		s->held -= eng_target_size(tg[i]);
+		eng_target_free(tg[i]);
+		tg[i] = NULL;
+	} else
+		*exact_all = 0;
+	*late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
+	    now_seconds() > s->deadline;
+	return 0;
+}
+
+/* Keeps Z's parts' sums after this round, for the trace. */
+static int
+stream_snap(struct stream *s)
+{
+	struct snap *sn = xrealloc(s->snap, (s->nsnap + 1) * sizeof *sn);
+
+	if (!sn)
+		return err_oom(&s->e);
+	s->snap = sn;
+	sn += s->nsnap;
+	sn->r = s->n;
+	if (!(sn->a = xmalloc((s->ta[0].np + 1) * sizeof *sn->a)))
+		return err_oom(&s->e);
+	memcpy(sn->a, s->ta[0].a, s->ta[0].np * sizeof *sn->a);
+	s->nsnap++;
+	return 0;
+}
+
+/* One stream, on its own thread: rounds of every live target until its
+ * quota, the deadline, a stop from another stream, or nothing left to
+ * draw. */
+static void *
+stream_run(void *arg)
+{
+	struct stream *s = arg;
+	int rc = 0, late = 0, exact_all = 0;
+
+	s->tg = xcalloc(s->ntg + 1, sizeof *s->tg);
+	s->state = xcalloc(s->ntg + 1, 1);
+	s->row = xmalloc((s->ntg + 1) * sizeof *s->row);
+	eng_rng_seed(&s->r, s->o->seed, (uint64_t)s->id);
+	if (!s->tg || !s->state || !s->row ||
+	    !(s->ta = xcalloc(s->ntg + 1, sizeof *s->ta))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
+	for (size_t i = 0; i <= s->ngr; i++)
+		s->known[i] = -1;
+	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
+	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
+	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
+	    !(s->counted = xcalloc(s->ngr + 1, 1)) ||
+	    !(s->tv = xcalloc(s->ngr + 1, sizeof *s->tv))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
+	if ((rc = eng_new(s->t, &s->o->eo, &s->g, &s->e)) ||
+	    (rc = stream_groups(s)))
 		goto done;
 	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
 	    !exact_all) {
@@ -458,85 +557,19 @@ stream_run(void *arg)
 		    (s->deadline > 0 && s->n > 0 && now_seconds() > s->deadline))
 			break;
 		exact_all = 1;
-		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
-			if (state[i] == TG_NEW) {
-				if ((rc = target_make(s, g, i, tg, state)))
-					break;
-				if (tg[i] && tacc_init(&s->ta[i], eng_target_parts(tg[i]),
-				    eng_target_konst(tg[i])) < 0) {
-					rc = err_oom(&s->e);
-					break;
-				}
-				if (i == 0 && tg[0])
-					for (size_t k = 0; k < s->ngr; k++)
-						s->spart[k] = eng_slot_part(tg[0], s->slot[k]);
-				held += eng_target_size(tg[i]);
-				if (held > MAX_HELD) {
-					rc = err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
-					    "of %zu query groups would hold more than %d "
-					    "clauses (each group samples the part of the "
-					    "theory that holds it, here %zu clauses): query "
-					    "fewer atoms", s->ngr, MAX_HELD,
-					    eng_target_size(tg[i]));
-					break;
-				}
-			}
-			if (state[i] != TG_LIVE)
-				continue;
-			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e))) {
-				/* out of time inside a sample: drop the round */
-				if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
-					rc = 0;
-					late = 1;
-				}
-				break;
-			}
-			if (s->ta[i].np)
-				memcpy(s->ta[i].last, eng_part_weights(tg[i]),
-				    s->ta[i].np * sizeof *s->ta[i].last);
-			if (i == 0 && npath) {
-				const double *v = eng_tracked(g);
-				for (size_t k = 0; k < s->ngr; k++)
-					if (s->slot[k] >= 0)
-						tv[k] = v[s->slot[k]];
-			}
-			if (s->n == 0 && eng_target_exact(tg[i])) {
-				/* nothing drawn: the same in every round */
-				state[i] = TG_EXACT;
-				held -= eng_target_size(tg[i]);
-				eng_target_free(tg[i]);
-				tg[i] = NULL;
-			} else
-				exact_all = 0;
-			late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
-			    now_seconds() > s->deadline;
-		}
+		for (size_t i = 0; i < s->ntg && !rc && !late; i++)
+			rc = stream_target(s, i, &late, &exact_all);
 		if (rc || late)
 			break;
 		/* the round is complete: count it */
 		for (size_t i = 0; i < s->ntg; i++)
-			if (state[i] == TG_LIVE || state[i] == TG_EXACT)
+			if (s->state[i] == TG_LIVE || s->state[i] == TG_EXACT)
 				tacc_add(&s->ta[i]);  /* exact: round 0's */
-		if (npath && s->ta[0].konst > -INFINITY)
-			path_add(s, s->ta[0].last, tv);
+		if (s->npath && s->ta[0].konst > -INFINITY)
+			path_add(s, s->ta[0].last, s->tv);
 		s->n++;
-		if (trace_round(s->n) && s->ta[0].a) {
-			struct snap *sn = xrealloc(s->snap, (s->nsnap + 1) *
-			    sizeof *sn);
-			if (!sn) {
-				rc = err_oom(&s->e);
-				break;
-			}
-			s->snap = sn;
-			sn += s->nsnap;
-			sn->r = s->n;
-			if (!(sn->a = xmalloc((s->ta[0].np + 1) * sizeof *sn->a))) {
-				rc = err_oom(&s->e);
-				break;
-			}
-			memcpy(sn->a, s->ta[0].a, s->ta[0].np * sizeof *sn->a);
-			s->nsnap++;
-		}
+		if (trace_round(s->n) && s->ta[0].a && (rc = stream_snap(s)))
+			break;
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
 			progress(s, 0);
@@ -544,18 +577,20 @@ stream_run(void *arg)
 done:
 	if (rc)
 		atomic_store(s->stop, 1);
-	if (g)
-		eng_get_stats(g, &s->st);
-	for (size_t i = 0; tg && i < s->ntg; i++)
-		eng_target_free(tg[i]);
-	free(tg);
-	free(state);
-	free(row);
-	free(tv);
-	free(comp);
-	free(size);
-	free(ground);
-	eng_free(g);
+	if (s->g)
+		eng_get_stats(s->g, &s->st);
+	for (size_t i = 0; s->tg && i < s->ntg; i++)
+		eng_target_free(s->tg[i]);
+	free(s->tg);
+	free(s->state);
+	free(s->row);
+	free(s->tv);
+	eng_free(s->g);
+	s->tg = NULL;
+	s->state = NULL;
+	s->row = NULL;
+	s->tv = NULL;
+	s->g = NULL;
 	s->rc = rc;
 	return NULL;
 }
@@ -702,6 +737,43 @@ streams(const struct lis_opts *o)
 	return o->samples > 0 && nt > o->samples ? (int)o->samples : nt;
 }
 
+/* Each group's marginal over all streams: known, tracked in Z's samples
+ * (path_result), or the pair Z(atom) / (Z(atom) + Z(not atom)) with the
+ * delta method's standard error.  -1 when out of memory. */
+static int
+group_results(const struct stream *s, int nt, struct lis_group *gr,
+    size_t ngr, const struct lis_result *res)
+{
+	for (size_t i = 0; i < ngr; i++) {
+		double la, sa, lb, sb, ess, p;
+		if (s[0].known[1 + i] >= 0) {
+			gr[i].p = s[0].known[1 + i];
+			gr[i].stderr_p = 0;
+			continue;
+		}
+		if (s[0].slot[i] >= 0) {
+			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
+			if (!res->st.draws)
+				gr[i].stderr_p = 0;
+			continue;
+		}
+		if (target_result(s, nt, 1 + 2 * i, &la, &sa, &ess) < 0 ||
+		    target_result(s, nt, 2 + 2 * i, &lb, &sb, &ess) < 0)
+			return -1;
+		if (la == -INFINITY && lb == -INFINITY) {
+			gr[i].p = 0.5;
+			gr[i].stderr_p = NAN;
+			continue;
+		}
+		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
+		gr[i].p = p;
+		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
+		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
+		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
+	}
+	return 0;
+}
+
 int
 lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res, struct err *e)
@@ -789,33 +861,8 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		for (size_t i = 0; i < res->ntrace; i++)
 			res->trace[i].stderr_lz = 0;
 	}
-	for (size_t i = 0; i < ngr; i++) {
-		double la, sa, lb, sb, ess, p;
-		if (s[0].known[1 + i] >= 0) {
-			gr[i].p = s[0].known[1 + i];
-			gr[i].stderr_p = 0;
-			continue;
-		}
-		if (s[0].slot[i] >= 0) {
-			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
-			if (!res->st.draws)
-				gr[i].stderr_p = 0;
-			continue;
-		}
-		if (target_result(s, nt, 1 + 2 * i, &la, &sa, &ess) < 0 ||
-		    target_result(s, nt, 2 + 2 * i, &lb, &sb, &ess) < 0)
-			goto oom;
-		if (la == -INFINITY && lb == -INFINITY) {
-			gr[i].p = 0.5;
-			gr[i].stderr_p = NAN;
-			continue;
-		}
-		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
-		gr[i].p = p;
-		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
-		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
-		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
-	}
+	if (group_results(s, nt, gr, ngr, res) < 0)
+		goto oom;
 	goto done;
 oom:
 	rc = err_oom(e);
