@@ -12,187 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infer/lis-acc.h"
 #include "infer/lis.h"
 #include "sqlift.h"
-
-/* A running sum of weights exp(lw), kept relative to the largest m. */
-struct acc {
-	double m, s1, s2;
-	int64_t n;
-};
-
-static void
-acc_add(struct acc *a, double lw)
-{
-	a->n++;
-	if (lw == -INFINITY)
-		return;
-	if (a->n == 1 || lw > a->m) {
-		double f = a->s1 > 0 ? exp(a->m - lw) : 0;
-		a->s1 = a->s1 * f + 1;
-		a->s2 = a->s2 * f * f + 1;
-		a->m = lw;
-	} else {
-		double w = exp(lw - a->m);
-		a->s1 += w;
-		a->s2 += w * w;
-	}
-}
-
-static void
-acc_merge(struct acc *a, const struct acc *b)
-{
-	struct acc x = *b;
-
-	if (a->s1 == 0) {
-		x.n += a->n;
-		*a = x;
-		return;
-	}
-	a->n += b->n;
-	if (b->s1 == 0)
-		return;
-	if (b->m > a->m) {
-		double f = exp(a->m - b->m);
-		a->s1 = a->s1 * f + b->s1;
-		a->s2 = a->s2 * f * f + b->s2;
-		a->m = b->m;
-	} else {
-		double f = exp(b->m - a->m);
-		a->s1 += b->s1 * f;
-		a->s2 += b->s2 * f * f;
-	}
-}
-
-static void
-acc_result(const struct acc *a, double *log_z, double *stderr_lz,
-    double *ess)
-{
-	double n = (double)a->n, mean, var;
-
-	if (a->n == 0 || a->s1 == 0) {
-		*log_z = -INFINITY;
-		*stderr_lz = NAN;
-		*ess = 0;
-		return;
-	}
-	mean = a->s1 / n;
-	*log_z = a->m + log(mean);
-	*ess = a->s1 * a->s1 / a->s2;
-	if (a->n < 2) {
-		*stderr_lz = NAN;
-		return;
-	}
-	var = (a->s2 / n - mean * mean) * n / (n - 1);
-	*stderr_lz = sqrt((var > 0 ? var : 0) / n) / mean;
-}
-
-/* A target's running estimate: its constant, and per independent part
- * the sums of its weights (eng_part_weights).  Z^ is the constant times
- * the product of the parts' mean weights: unbiased, as each part's draws
- * are (AND/OR sampling); its log's standard error adds the parts'
- * squared relative errors (the delta method), and its effective sample
- * size is the smallest of the parts'. */
-struct tacc {
-	size_t np;
-	double konst;          /* -inf: Z = 0 */
-	double *last;          /* per part: the last sample's log weight */
-	struct acc *a;         /* per part */
-	int64_t n;
-};
-
-static int
-tacc_init(struct tacc *t, size_t np, double konst)
-{
-	t->np = np;
-	t->konst = konst;
-	t->n = 0;
-	t->last = xcalloc(np + 1, sizeof *t->last);
-	t->a = xcalloc(np + 1, sizeof *t->a);
-	return t->last && t->a ? 0 : -1;
-}
-
-static void
-tacc_free(struct tacc *t)
-{
-	free(t->last);
-	free(t->a);
-}
-
-/* Counts the last sample (each part's weight in t->last). */
-static void
-tacc_add(struct tacc *t)
-{
-	t->n++;
-	for (size_t k = 0; k < t->np; k++)
-		acc_add(&t->a[k], t->last[k]);
-}
-
-/* The estimate from parts a[0 .. np) of n samples each. */
-static void
-parts_result(const struct acc *a, size_t np, double konst, int64_t n,
-    double *log_z, double *stderr_lz, double *ess)
-{
-	double var = 0;
-
-	*log_z = konst;
-	*ess = (double)n;
-	*stderr_lz = n < 2 ? NAN : 0;
-	if (n == 0 || konst == -INFINITY) {
-		*log_z = -INFINITY;
-		*stderr_lz = NAN;
-		*ess = 0;
-		return;
-	}
-	for (size_t k = 0; k < np; k++) {
-		double l, se, e;
-		acc_result(&a[k], &l, &se, &e);
-		if (l == -INFINITY) {
-			*log_z = -INFINITY;
-			*stderr_lz = NAN;
-			*ess = 0;
-			return;
-		}
-		*log_z += l;
-		if (e < *ess)
-			*ess = e;
-		if (!isnan(se))
-			var += se * se;
-	}
-	if (n >= 2)
-		*stderr_lz = sqrt(var);
-}
-
-/* Target i's parts merged over the streams' accumulators (src per
- * stream, NULL: that stream's own). */
-static int
-merge_target(const struct tacc *const *src, int nt, struct acc **out,
-    size_t *np, double *konst, int64_t *n)
-{
-	const struct tacc *t0 = NULL;
-
-	*out = NULL;
-	*np = 0;
-	*n = 0;
-	*konst = -INFINITY;
-	for (int i = 0; i < nt && !t0; i++)
-		if (src[i] && src[i]->a)
-			t0 = src[i];
-	if (!t0)
-		return 0;
-	*np = t0->np;
-	*konst = t0->konst;
-	if (!(*out = xcalloc(t0->np + 1, sizeof **out)))
-		return -1;
-	for (int i = 0; i < nt; i++) {
-		if (!src[i] || !src[i]->a)
-			continue;
-		*n += src[i]->n;
-		for (size_t k = 0; k < t0->np; k++)
-			acc_merge(&(*out)[k], &src[i]->a[k]);
-	}
-	return 0;
-}
 
 /* Path marginals, per group: the sums of its part's weights w (s1 and
  * s2 of Z's part) and of w v, w^2 v^2, w^2 v, with w = exp(lw - m), m
@@ -623,10 +445,10 @@ z_at(const struct stream *s, int nt, int64_t r, struct lis_point *p)
 				src[i] = &tmp[i];
 			}
 	}
-	if (merge_target(src, nt, &a, &np, &konst, &n) < 0)
+	if (tacc_merge(src, nt, &a, &np, &konst, &n) < 0)
 		goto done;
 	p->samples = n;
-	parts_result(a, np, konst, n, &p->log_z, &p->stderr_lz, &p->ess);
+	acc_parts(a, np, konst, n, &p->log_z, &p->stderr_lz, &p->ess);
 	rc = 0;
 done:
 	free(a);
@@ -717,8 +539,8 @@ target_result(const struct stream *s, int nt, size_t i, double *log_z,
 	if (src) {
 		for (int j = 0; j < nt; j++)
 			src[j] = &s[j].ta[i];
-		if (merge_target(src, nt, &a, &np, &konst, &n) == 0) {
-			parts_result(a, np, konst, n, log_z, stderr_lz, ess);
+		if (tacc_merge(src, nt, &a, &np, &konst, &n) == 0) {
+			acc_parts(a, np, konst, n, log_z, stderr_lz, ess);
 			rc = 0;
 		}
 	}
