@@ -235,6 +235,8 @@ opts_set(struct sqlift_infer_opts *o, const char *name, const char *value,
 
 	if (!d)
 		return err_set(e, SQLIFT_EUSAGE, "unknown option '%s'", name);
+	if (!value)
+		return err_set(e, SQLIFT_EUSAGE, "%s has no value", name);
 	errno = 0;
 	switch (d->type) {
 	case OPT_CHOICE:
