@@ -30,7 +30,7 @@ show_progress(void *arg, const struct sqlift_progress *p)
 
 /* getopt_long's table and short options from the option table; a long
  * option's val is 256 plus its index. */
-static const struct sqlift_infer_option *
+static void
 build_getopt(struct option *lo, char *shorts, const struct
     sqlift_infer_option **by_index)
 {
@@ -54,7 +54,6 @@ build_getopt(struct option *lo, char *shorts, const struct
 	*sp = '\0';
 	memset(&lo[n], 0, sizeof lo[n]);
 	by_index[n] = NULL;
-	return by_index[0];
 }
 
 /* The entry of getopt's return value c; NULL if c is not an option. */
@@ -67,6 +66,7 @@ lookup(int c, const struct sqlift_infer_option *const *by_index)
 				return by_index[i];
 		return NULL;
 	}
+	/* a short option; '?' (unknown) matches none */
 	for (int i = 0; by_index[i]; i++)
 		if (by_index[i]->letter == c)
 			return by_index[i];
