@@ -195,6 +195,13 @@ sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 int
 sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 {
+	return sqlift_run_job_opts(ini_path, NULL, db_out, run_id);
+}
+
+int
+sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
+    sqlift **db_out, int64_t *run_id)
+{
 	struct job j;
 	struct err e = { 0 };
 	sqlift *db;
@@ -225,27 +232,13 @@ sqlift_run_job(const char *ini_path, sqlift **db_out, int64_t *run_id)
 		return rc;
 	}
 	if (j.has_infer) {
-		struct sqlift_infer_opts o = { 0 };
-		o.method = j.method;
-		o.queries = j.queries;
-		o.query_file = j.query_file;
-		o.open_world = j.open_world;
-		o.closed_world = j.closed_world;
-		o.order = j.order;
-		o.constraints = j.constraints;
-		o.max_nodes = j.max_nodes;
-		o.max_seconds = j.max_seconds;
-		o.samples = j.samples;
-		o.threads = (int)j.threads;
-		o.particles = (int)j.particles;
-		o.proposal = j.proposal;
-		o.marginals = j.marginals;
-		o.exact_budget = j.exact_budget < 0 ? 0 : j.exact_budget == 0 ? -1 :
-		    j.exact_budget;
-		o.seed = j.seed;
-		o.result_path = j.result;
+		/* the job's options alone; base lends its output functions */
+		struct sqlift_infer_opts o = *j.infer;
 		o.job_path = ini_path;
-		o.verbose = j.verbose;
+		o.progress = base ? base->progress : NULL;
+		o.progress_arg = base ? base->progress_arg : NULL;
+		o.log = base ? base->log : NULL;
+		o.log_arg = base ? base->log_arg : NULL;
 		rc = infer_commit(db, &o, run_id);
 	} else if ((rc = store_commit(db->s, &db->e))) {
 		store_rollback(db->s);

@@ -49,38 +49,67 @@ SQLIFT_WUR int sqlift_load(sqlift *db, const char *model_path,
     const char *const *evidence, int n_evidence, int flags,
     int64_t *n_atoms);
 
-struct sqlift_infer_opts {
-	const char *method;      /* "exact", "lis", "ground-lis", "brute" */
-	const char *queries;     /* comma-separated predicate names, or NULL */
-	const char *query_file;  /* Alchemy query atoms file, or NULL */
-	const char *open_world;  /* comma-separated predicates forced open */
-	const char *closed_world;/* comma-separated predicates forced closed */
-	uint64_t seed;
-	const char *result_path; /* Alchemy-style .result file, or NULL */
-	const char *job_path;    /* recorded in the run row, or NULL */
-	int verbose;
-	/* exact: */
-	const char *order;       /* min-table (NULL), population,
-	                            rel-min-fill, min-fill */
-	const char *constraints; /* setineq (NULL) or normal */
-	int64_t max_nodes;       /* 0: no limit */
-	double max_seconds;      /* 0: no limit (lis: stop sampling then) */
-	/* lis, ground-lis: */
-	int64_t samples;         /* 0: 1000, or as many as max_seconds allows */
-	int threads;             /* independent streams; 0: 1 */
-	const char *proposal;    /* adaptive (NULL), binomial, uniform */
-	int64_t exact_budget;    /* nodes of exact search tried on a part
-	                            before sampling it; 0: the default (10000),
-	                            -1: none, sample every branch */
-	int progress;            /* a progress bar on stderr */
-	const char *marginals;   /* auto (NULL), path, pairs */
-	int particles;           /* per flat part (sequential Monte Carlo);
-	                            0 (the default) or 1: none */
+/* The options of an inference run: create with sqlift_infer_opts_new(),
+ * set with sqlift_infer_opts_set() (the same names and values as the keys
+ * of a job file's [infer] section), free with sqlift_infer_opts_free().
+ * Opaque, so that an option is added in one table (options.c) without
+ * changing the interface. */
+typedef struct sqlift_infer_opts sqlift_infer_opts;
+
+/* NULL when out of memory.  Every option starts at its default. */
+sqlift_infer_opts *sqlift_infer_opts_new(void);
+/* NULL is fine. */
+void sqlift_infer_opts_free(sqlift_infer_opts *o);
+/* Sets option name ("threads", or the long option "--threads") from its
+ * text ("4"), copied.  A flag takes "true" or "false" (also "yes", "no",
+ * "1", "0").  On an unknown name or a bad value returns SQLIFT_EUSAGE and
+ * sqlift_infer_opts_errmsg() names the option and what it allows. */
+SQLIFT_WUR int sqlift_infer_opts_set(sqlift_infer_opts *o, const char *name,
+    const char *value);
+/* The message of the last failed set, one line; borrowed, valid until the
+ * next call on o. */
+const char *sqlift_infer_opts_errmsg(const sqlift_infer_opts *o);
+
+/* How far a sampling run is, for a progress function. */
+struct sqlift_progress {
+	int64_t samples;       /* rounds drawn so far, by every stream */
+	int64_t max_samples;   /* the samples option, or 0 */
+	double seconds;        /* since sampling began */
+	double max_seconds;    /* the max_seconds option, or 0 */
+	int done;              /* 1 on the last call, when sampling has ended */
 };
+/* Called from the sampling thread of the first stream, at most every
+ * 0.1 s while lis or ground-lis samples, then once with done set.  The
+ * library itself never writes to stderr (as curl's progress function). */
+typedef void sqlift_progress_fn(void *arg, const struct sqlift_progress *p);
+/* Called with each line (no newline) of a run's summary, when the
+ * verbose option is set. */
+typedef void sqlift_log_fn(void *arg, const char *line);
+void sqlift_infer_opts_set_progress(sqlift_infer_opts *o,
+    sqlift_progress_fn *fn, void *arg);
+void sqlift_infer_opts_set_log(sqlift_infer_opts *o, sqlift_log_fn *fn,
+    void *arg);
+
+/* One option, as listed by sqlift_infer_option_next(): the table that
+ * the job keys, `sqlift infer`'s options and its --help come from. */
+struct sqlift_infer_option {
+	const char *name;      /* job key and setter name: "exact_budget" */
+	const char *flag;      /* long option of sqlift infer: "exact-budget" */
+	int letter;            /* its short option, or 0 */
+	const char *arg;       /* the value in --help ("N"); NULL: a flag */
+	const char *range;     /* what it allows: "1 to 256", "auto, path" */
+	const char *dflt;      /* its default: "10000", "none" */
+	const char *help;      /* --help's text; lines end in '\n' */
+};
+/* The first option (prev NULL) or the one after prev; NULL after the
+ * last.  Borrowed, static. */
+const struct sqlift_infer_option *sqlift_infer_option_next(
+    const struct sqlift_infer_option *prev);
+
 
 /* Runs inference in one transaction and records the run; *run_id gets
  * the new run's id. */
-SQLIFT_WUR int sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o,
+SQLIFT_WUR int sqlift_infer(sqlift *db, const sqlift_infer_opts *o,
     int64_t *run_id);
 
 /* Runs a job file (see sqlift.ini(5)): load, then infer.  Opens the
@@ -88,6 +117,10 @@ SQLIFT_WUR int sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o,
  * closed by the caller. */
 SQLIFT_WUR int sqlift_run_job(const char *ini_path, sqlift **db_out,
     int64_t *run_id);
+/* The same, with the progress and log functions of base (NULL: none);
+ * the options themselves come from the job file alone. */
+SQLIFT_WUR int sqlift_run_job_opts(const char *ini_path,
+    const sqlift_infer_opts *base, sqlift **db_out, int64_t *run_id);
 
 /* Rebuilds the hypercubes of the evidence and the domain blocks, in one
  * transaction; prints per predicate atoms, cubes and compression. */
@@ -97,7 +130,7 @@ SQLIFT_WUR int sqlift_cubes(sqlift *db, FILE *out);
  * evidence constant) that lifted inference would work on; changes
  * nothing.  normal: the Normal form of Mittal et al. (every constant of
  * the evidence or of a formula its own block, the others of a type one). */
-SQLIFT_WUR int sqlift_explain(sqlift *db, const struct sqlift_infer_opts *o,
+SQLIFT_WUR int sqlift_explain(sqlift *db, const sqlift_infer_opts *o,
     int normal, FILE *out);
 
 /* Prints a summary of what the database holds. */

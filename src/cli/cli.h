@@ -19,6 +19,7 @@ struct cli_cmd {
 	const char *usage;     /* one line */
 	const char *help;      /* the rest of --help */
 	int (*run)(int argc, char **argv);
+	void (*help_more)(void); /* prints the rest of --help, or NULL */
 };
 
 extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info,
@@ -28,6 +29,8 @@ extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info,
 int cli_fail(int status, const char *msg);
 int cli_usage(const struct cli_cmd *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A log function (sqlift_log_fn): "sqlift: line" on stderr. */
+void cli_log(void *arg, const char *line);
 /* Handles --help for c: prints and returns 1 when argv asks for it. */
 int cli_help(const struct cli_cmd *c, int argc, char **argv);
 

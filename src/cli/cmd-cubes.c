@@ -25,5 +25,6 @@ const struct cli_cmd cmd_cubes = {
 	"and false atoms as unions of disjoint products of sets of constants,\n"
 	"and the blocks of each type's domain.  Prints per predicate the atoms,\n"
 	"cubes and atoms per cube.  The view cube_atoms expands the cubes.\n",
-	run
+	run,
+	NULL
 };

@@ -16,36 +16,39 @@ run(int argc, char **argv)
 		{ "constraints", required_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct sqlift_infer_opts o = { 0 };
+	sqlift_infer_opts *o;
+	const char *key;
 	int c, rc, code, normal = 0;
 	sqlift *db;
 
+	if (!(o = sqlift_infer_opts_new()))
+		return cli_fail(SQLIFT_ENOMEM, "out of memory");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "q:f:", opts, NULL)) != -1) {
-		switch (c) {
-		case 'q': o.queries = optarg; break;
-		case 'f': o.query_file = optarg; break;
-		case 'O': o.open_world = optarg; break;
-		case 'C': o.closed_world = optarg; break;
-		case 'c':
-			if (!strcmp(optarg, "normal"))
-				normal = 1;
-			else if (strcmp(optarg, "setineq"))
-				return cli_usage(&cmd_explain, "--constraints is "
-				    "setineq or normal, not '%s'", optarg);
-			break;
-		default:
+		key = c == 'q' ? "queries" : c == 'f' ? "query_file" :
+		    c == 'O' ? "open_world" : c == 'C' ? "closed_world" : NULL;
+		if (c == 'c' && !strcmp(optarg, "normal"))
+			normal = 1;
+		else if (c == 'c' && strcmp(optarg, "setineq")) {
+			sqlift_infer_opts_free(o);
+			return cli_usage(&cmd_explain, "--constraints is "
+			    "setineq or normal, not '%s'", optarg);
+		} else if (c != 'c' && (!key ||
+		    sqlift_infer_opts_set(o, key, optarg))) {
+			sqlift_infer_opts_free(o);
 			return cli_usage(&cmd_explain, "unknown option");
 		}
 	}
-	if (argc - optind != 1)
+	if (argc - optind != 1) {
+		sqlift_infer_opts_free(o);
 		return cli_usage(&cmd_explain, "needs exactly one database");
-	o.method = "explain";
+	}
 	rc = sqlift_open(argv[optind], 0, &db);
 	if (!rc)
-		rc = sqlift_explain(db, &o, normal, stdout);
+		rc = sqlift_explain(db, o, normal, stdout);
 	code = rc ? cli_fail(rc, sqlift_errmsg(db)) : EXIT_OK;
 	sqlift_close(db);
+	sqlift_infer_opts_free(o);
 	return code;
 }
 
@@ -60,5 +63,6 @@ const struct cli_cmd cmd_explain = {
 	"  --constraints C     setineq (default) or normal: every constant of\n"
 	"                      the evidence its own block, the Normal form of\n"
 	"                      Mittal et al.\n",
-	run
+	run,
+	NULL
 };

@@ -23,5 +23,6 @@ const struct cli_cmd cmd_info = {
 	"info", "DB",
 	"Prints what DB holds: the model, its predicates with their evidence\n"
 	"counts, and the latest runs.\n",
-	run
+	run,
+	NULL
 };

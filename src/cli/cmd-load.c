@@ -46,5 +46,6 @@ const struct cli_cmd cmd_load = {
 	"its predicate (one column per argument, optional truth column), or a\n"
 	"folder of those.  Loading the same model again changes nothing.\n\n"
 	"  -R, --replace   replace a different model already in DB\n",
-	run
+	run,
+	NULL
 };

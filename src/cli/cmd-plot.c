@@ -262,5 +262,6 @@ const struct cli_cmd cmd_plot = {
 	"of +/- 1.96 standard errors, and the effective sample size on the\n"
 	"right axis, from the table run_trace.  Changes nothing in DB.\n\n"
 	"  -o, --output FILE   the PNG to write (default: run-RUN.png)\n",
-	run
+	run,
+	NULL
 };

@@ -9,10 +9,15 @@ run(int argc, char **argv)
 	int64_t run_id = 0;
 	int rc, code;
 	sqlift *db = NULL;
+	sqlift_infer_opts *out;
 
 	if (argc != 2)
 		return cli_usage(&cmd_run, "needs exactly one job file");
-	rc = sqlift_run_job(argv[1], &db, &run_id);
+	if (!(out = sqlift_infer_opts_new()))
+		return cli_fail(SQLIFT_ENOMEM, "out of memory");
+	sqlift_infer_opts_set_log(out, cli_log, NULL);
+	rc = sqlift_run_job_opts(argv[1], out, &db, &run_id);
+	sqlift_infer_opts_free(out);
 	if (rc) {
 		code = cli_fail(rc, sqlift_errmsg(db));
 		sqlift_close(db);
@@ -29,5 +34,6 @@ const struct cli_cmd cmd_run = {
 	"Runs a job file (see sqlift.ini(5)): opens the database it names,\n"
 	"loads its model and evidence, and runs inference, all in one\n"
 	"transaction.  Paths in the file are relative to the file's folder.\n",
-	run
+	run,
+	NULL
 };

@@ -56,6 +56,13 @@ cli_usage(const struct cli_cmd *c, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
+void
+cli_log(void *arg, const char *line)
+{
+	(void)arg;
+	fprintf(stderr, "sqlift: %s\n", line);
+}
+
 int
 cli_help(const struct cli_cmd *c, int argc, char **argv)
 {
@@ -64,6 +71,8 @@ cli_help(const struct cli_cmd *c, int argc, char **argv)
 			break;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: sqlift %s %s\n\n%s", c->name, c->usage, c->help);
+			if (c->help_more)
+				c->help_more();
 			return 1;
 		}
 	}

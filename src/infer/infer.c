@@ -165,39 +165,6 @@ run_free(struct run *r)
 	query_list_free(&r->q);
 }
 
-static void
-params_text(struct buf *b, const struct sqlift_infer_opts *o)
-{
-	buf_printf(b, "method=%s", o->method);
-	if (o->open_world && *o->open_world)
-		buf_printf(b, " ow=%s", o->open_world);
-	if (o->closed_world && *o->closed_world)
-		buf_printf(b, " cw=%s", o->closed_world);
-	if (o->query_file)
-		buf_printf(b, " query_file=%s", o->query_file);
-	if (o->order)
-		buf_printf(b, " order=%s", o->order);
-	if (o->constraints)
-		buf_printf(b, " constraints=%s", o->constraints);
-	if (o->max_nodes)
-		buf_printf(b, " max_nodes=%lld", (long long)o->max_nodes);
-	if (o->max_seconds)
-		buf_printf(b, " max_seconds=%g", o->max_seconds);
-	if (o->samples)
-		buf_printf(b, " samples=%lld", (long long)o->samples);
-	if (o->threads)
-		buf_printf(b, " threads=%d", o->threads);
-	if (o->proposal)
-		buf_printf(b, " proposal=%s", o->proposal);
-	if (o->marginals)
-		buf_printf(b, " marginals=%s", o->marginals);
-	if (o->particles)
-		buf_printf(b, " particles=%d", o->particles);
-	if (o->exact_budget)
-		buf_printf(b, " exact_budget=%lld", (long long)(o->exact_budget < 0 ?
-		    0 : o->exact_budget));
-}
-
 /* Reads and parses the stored model, the queries, and decides open and
  * closed world for every predicate: a predicate with evidence (or
  * declared with '*') is closed unless queried or named by --ow; --cw
@@ -539,13 +506,6 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.max_nodes = o->max_nodes;
 	eo.max_seconds = o->max_seconds;
-	if (eo.order < 0)
-		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
-		    "min-table, population, rel-min-fill, min-fill)", o->order);
-	if (o->constraints && strcmp(o->constraints, "setineq") &&
-	    strcmp(o->constraints, "normal"))
-		return err_set(e, SQLIFT_EUSAGE, "unknown constraints '%s' "
-		    "(available: setineq, normal)", o->constraints);
 	if ((rc = build_theory(r, o->constraints && !strcmp(o->constraints,
 	    "normal"), &b)) ||
 	    (rc = eng_new(b.t, &eo, &g, e)) ||
@@ -599,23 +559,9 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.seed = o->seed;
 	lo.threads = o->threads > 0 ? o->threads : 1;
 	lo.progress = o->progress;
+	lo.progress_arg = o->progress_arg;
 	lo.marginals = o->marginals ? lis_marginals_parse(o->marginals) :
 	    LIS_AUTO;
-	if (lo.marginals < 0)
-		return err_set(e, SQLIFT_EUSAGE, "unknown marginals '%s' "
-		    "(available: auto, path, pairs, counts)", o->marginals);
-	if (lo.eo.order < 0)
-		return err_set(e, SQLIFT_EUSAGE, "unknown order '%s' (available: "
-		    "min-table, population, rel-min-fill, min-fill)", o->order);
-	if (lo.eo.proposal < 0)
-		return err_set(e, SQLIFT_EUSAGE, "unknown proposal '%s' "
-		    "(available: adaptive, binomial, uniform)", o->proposal);
-	if (o->constraints && strcmp(o->constraints, "setineq") && !normal)
-		return err_set(e, SQLIFT_EUSAGE, "unknown constraints '%s' "
-		    "(available: setineq, normal)", o->constraints);
-	if (lo.threads > 256)
-		return err_set(e, SQLIFT_EUSAGE, "--threads %d: at most 256",
-		    lo.threads);
 	if ((rc = build_theory(r, ground ? CT_GROUND : normal, &b)) ||
 	    (rc = exact_queries(r, b.t, NULL, 0, gr, rows)))
 		goto done;
@@ -726,6 +672,34 @@ count_unknown(struct run *r, int64_t *out)
 	return 0;
 }
 
+/* The lines of -v, to the log function; a line that cannot be
+ * allocated is left out. */
+static void
+log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
+    size_t nrows, double log_z, double seconds, const struct lis_result *lr,
+    size_t ngroups, const char *stats)
+{
+	struct buf b;
+
+	for (int k = 0; k < 3; k++) {
+		buf_init(&b);
+		if (k == 0)
+			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
+			    "atoms, log Z = %.12g, %.3f s", (long long)id, o->method,
+			    (long long)unknown, nrows, log_z, seconds);
+		else if (k == 1 && lr)
+			buf_printf(&b, "run %lld: %lld samples, log Z stderr %.3g, "
+			    "ESS %.1f", (long long)id, (long long)lr->samples,
+			    lr->stderr_lz, lr->ess);
+		else if (k == 2 && stats)
+			buf_printf(&b, "run %lld: %zu groups, %s", (long long)id,
+			    ngroups, stats);
+		if (b.s && !b.oom)
+			o->log(o->log_arg, b.s);
+		buf_free(&b);
+	}
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct err *e)
@@ -750,6 +724,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	buf_init(&qtext);
 	buf_init(&stats);
 	smap_init(&gr.ids);
+	if ((rc = opts_check(o, e)))
+		goto done;
 	exact = o->method && !strcmp(o->method, "exact");
 	lis = o->method && !strcmp(o->method, "lis") ? 1 :
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
@@ -774,7 +750,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	if ((rc = store_evidence_fingerprint(s, evfp, e)))
 		goto done;
-	params_text(&params, o);
+	opts_params(&params, o);
 	for (size_t i = 0; i < r.q.v.n; i++)
 		buf_printf(&qtext, "%s%s", i ? "," : "", r.q.v.v[i].pred);
 	if (params.oom || qtext.oom) {
@@ -839,18 +815,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		    o->result_path);
 		goto done;
 	}
-	if (o->verbose) {
-		fprintf(stderr, "sqlift: run %lld: %s, %lld unknown atoms, %zu "
-		    "query atoms, log Z = %.12g, %.3f s\n", (long long)*run_id,
-		    o->method, (long long)unknown, rows.n, log_z, row.seconds);
-		if (lis)
-			fprintf(stderr, "sqlift: run %lld: %lld samples, log Z "
-			    "stderr %.3g, ESS %.1f\n", (long long)*run_id,
-			    (long long)lr.samples, lr.stderr_lz, lr.ess);
-		if (stats.s)
-			fprintf(stderr, "sqlift: run %lld: %zu groups, %s\n",
-			    (long long)*run_id, gr.v.n, stats.s);
-	}
+	if (o->verbose && o->log)
+		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
+		    lis ? &lr : NULL, gr.v.n, stats.s);
 	rc = 0;
 done:
 	if (res)

@@ -5,6 +5,7 @@
 #define SQLIFT_INFER_H
 
 #include "sqlift.h"
+#include "infer/options.h"
 #include "store/store.h"
 
 /* *result_tmp gets the name of a written .result file still to be

@@ -12,187 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "infer/lis-acc.h"
 #include "infer/lis.h"
 #include "sqlift.h"
-
-/* A running sum of weights exp(lw), kept relative to the largest m. */
-struct acc {
-	double m, s1, s2;
-	int64_t n;
-};
-
-static void
-acc_add(struct acc *a, double lw)
-{
-	a->n++;
-	if (lw == -INFINITY)
-		return;
-	if (a->n == 1 || lw > a->m) {
-		double f = a->s1 > 0 ? exp(a->m - lw) : 0;
-		a->s1 = a->s1 * f + 1;
-		a->s2 = a->s2 * f * f + 1;
-		a->m = lw;
-	} else {
-		double w = exp(lw - a->m);
-		a->s1 += w;
-		a->s2 += w * w;
-	}
-}
-
-static void
-acc_merge(struct acc *a, const struct acc *b)
-{
-	struct acc x = *b;
-
-	if (a->s1 == 0) {
-		x.n += a->n;
-		*a = x;
-		return;
-	}
-	a->n += b->n;
-	if (b->s1 == 0)
-		return;
-	if (b->m > a->m) {
-		double f = exp(a->m - b->m);
-		a->s1 = a->s1 * f + b->s1;
-		a->s2 = a->s2 * f * f + b->s2;
-		a->m = b->m;
-	} else {
-		double f = exp(b->m - a->m);
-		a->s1 += b->s1 * f;
-		a->s2 += b->s2 * f * f;
-	}
-}
-
-static void
-acc_result(const struct acc *a, double *log_z, double *stderr_lz,
-    double *ess)
-{
-	double n = (double)a->n, mean, var;
-
-	if (a->n == 0 || a->s1 == 0) {
-		*log_z = -INFINITY;
-		*stderr_lz = NAN;
-		*ess = 0;
-		return;
-	}
-	mean = a->s1 / n;
-	*log_z = a->m + log(mean);
-	*ess = a->s1 * a->s1 / a->s2;
-	if (a->n < 2) {
-		*stderr_lz = NAN;
-		return;
-	}
-	var = (a->s2 / n - mean * mean) * n / (n - 1);
-	*stderr_lz = sqrt((var > 0 ? var : 0) / n) / mean;
-}
-
-/* A target's running estimate: its constant, and per independent part
- * the sums of its weights (eng_part_weights).  Z^ is the constant times
- * the product of the parts' mean weights: unbiased, as each part's draws
- * are (AND/OR sampling); its log's standard error adds the parts'
- * squared relative errors (the delta method), and its effective sample
- * size is the smallest of the parts'. */
-struct tacc {
-	size_t np;
-	double konst;          /* -inf: Z = 0 */
-	double *last;          /* per part: the last sample's log weight */
-	struct acc *a;         /* per part */
-	int64_t n;
-};
-
-static int
-tacc_init(struct tacc *t, size_t np, double konst)
-{
-	t->np = np;
-	t->konst = konst;
-	t->n = 0;
-	t->last = xcalloc(np + 1, sizeof *t->last);
-	t->a = xcalloc(np + 1, sizeof *t->a);
-	return t->last && t->a ? 0 : -1;
-}
-
-static void
-tacc_free(struct tacc *t)
-{
-	free(t->last);
-	free(t->a);
-}
-
-/* Counts the last sample (each part's weight in t->last). */
-static void
-tacc_add(struct tacc *t)
-{
-	t->n++;
-	for (size_t k = 0; k < t->np; k++)
-		acc_add(&t->a[k], t->last[k]);
-}
-
-/* The estimate from parts a[0 .. np) of n samples each. */
-static void
-parts_result(const struct acc *a, size_t np, double konst, int64_t n,
-    double *log_z, double *stderr_lz, double *ess)
-{
-	double var = 0;
-
-	*log_z = konst;
-	*ess = (double)n;
-	*stderr_lz = n < 2 ? NAN : 0;
-	if (n == 0 || konst == -INFINITY) {
-		*log_z = -INFINITY;
-		*stderr_lz = NAN;
-		*ess = 0;
-		return;
-	}
-	for (size_t k = 0; k < np; k++) {
-		double l, se, e;
-		acc_result(&a[k], &l, &se, &e);
-		if (l == -INFINITY) {
-			*log_z = -INFINITY;
-			*stderr_lz = NAN;
-			*ess = 0;
-			return;
-		}
-		*log_z += l;
-		if (e < *ess)
-			*ess = e;
-		if (!isnan(se))
-			var += se * se;
-	}
-	if (n >= 2)
-		*stderr_lz = sqrt(var);
-}
-
-/* Target i's parts merged over the streams' accumulators (src per
- * stream, NULL: that stream's own). */
-static int
-merge_target(const struct tacc *const *src, int nt, struct acc **out,
-    size_t *np, double *konst, int64_t *n)
-{
-	const struct tacc *t0 = NULL;
-
-	*out = NULL;
-	*np = 0;
-	*n = 0;
-	*konst = -INFINITY;
-	for (int i = 0; i < nt && !t0; i++)
-		if (src[i] && src[i]->a)
-			t0 = src[i];
-	if (!t0)
-		return 0;
-	*np = t0->np;
-	*konst = t0->konst;
-	if (!(*out = xcalloc(t0->np + 1, sizeof **out)))
-		return -1;
-	for (int i = 0; i < nt; i++) {
-		if (!src[i] || !src[i]->a)
-			continue;
-		*n += src[i]->n;
-		for (size_t k = 0; k < t0->np; k++)
-			acc_merge(&(*out)[k], &src[i]->a[k]);
-	}
-	return 0;
-}
 
 /* Path marginals, per group: the sums of its part's weights w (s1 and
  * s2 of Z's part) and of w v, w^2 v^2, w^2 v, with w = exp(lw - m), m
@@ -232,6 +54,16 @@ struct stream {
 	int rc;
 	atomic_llong *done;
 	atomic_int *stop;
+	double last_progress;  /* when progress was last reported */
+	/* stream_run's sampling state: */
+	struct eng *g;
+	struct eng_target **tg;    /* per target; NULL once exact or none */
+	unsigned char *state;      /* per target: TG_* */
+	double *row;               /* per target: the last sample's log Z */
+	double *tv;                /* per group: the last tracked value */
+	struct eng_rng r;
+	size_t held;               /* clauses the live targets hold */
+	size_t npath;              /* groups tracked in Z's samples */
 };
 
 int
@@ -291,23 +123,22 @@ trace_round(int64_t r)
 /* A stream stops after this many rounds whatever --max-seconds says. */
 #define MAX_ROUNDS ((int64_t)1 << 24)
 
+/* Reports progress at most every 0.1 s; done: the last report. */
 static void
-progress(struct stream *s)
+progress(struct stream *s, int done)
 {
-	static double last;
+	struct sqlift_progress p = { 0 };
 	double t = now_seconds();
-	long long done = atomic_load(s->done);
 
-	if (t - last < 0.1)
+	if (!done && t - s->last_progress < 0.1)
 		return;
-	last = t;
-	if (s->o->samples > 0)
-		fprintf(stderr, "\rlis: %lld/%lld samples, %.1f s", done,
-		    (long long)s->o->samples, t - s->t0);
-	else
-		fprintf(stderr, "\rlis: %lld samples, %.1f/%g s", done, t - s->t0,
-		    s->o->max_seconds);
-	fflush(stderr);
+	s->last_progress = t;
+	p.samples = atomic_load(s->done);
+	p.max_samples = s->o->samples;
+	p.seconds = t - s->t0;
+	p.max_seconds = s->o->max_seconds;
+	p.done = done;
+	s->o->progress(s->o->progress_arg, &p);
 }
 
 /* --marginals auto without counted classes: by pairs when there are at
@@ -354,42 +185,18 @@ target_make(struct stream *s, struct eng *g, size_t i, struct eng_target **tg,
 	return rc;
 }
 
-static void *
-stream_run(void *arg)
+/* Decides how each group's marginal is estimated: known at once, then
+ * (as tracking splits blocks of the theory, once all are known) counted
+ * or tracked in Z's samples, the rest by pairs of targets. */
+static int
+stream_groups(struct stream *s)
 {
-	struct stream *s = arg;
-	struct eng *g = NULL;
-	struct eng_target **tg = xcalloc(s->ntg + 1, sizeof *tg);
-	unsigned char *state = xcalloc(s->ntg + 1, 1);
-	double *row = xmalloc((s->ntg + 1) * sizeof *row);
-	struct eng_rng r;
-	size_t held = 0, npath = 0;
+	struct eng *g = s->g;
+	unsigned char *state = s->state;
 	double min = 2;        /* atoms of the classes counted */
-	int rc = 0, late = 0, exact_all = 0;
-	double *tv = NULL;
-	int *comp = NULL, *ground = NULL;
+	int *comp = NULL, *ground = NULL, rc = 0;
 	size_t *size = NULL;
 
-	eng_rng_seed(&r, s->o->seed, (uint64_t)s->id);
-	if (!tg || !state || !row ||
-	    !(s->ta = xcalloc(s->ntg + 1, sizeof *s->ta))) {
-		rc = err_oom(&s->e);
-		goto done;
-	}
-	for (size_t i = 0; i <= s->ngr; i++)
-		s->known[i] = -1;
-	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
-	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
-	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
-	    !(s->counted = xcalloc(s->ngr + 1, 1)) ||
-	    !(tv = xcalloc(s->ngr + 1, sizeof *tv))) {
-		rc = err_oom(&s->e);
-		goto done;
-	}
-	if ((rc = eng_new(s->t, &s->o->eo, &g, &s->e)))
-		goto done;
-	/* groups known at once, then (as tracking splits blocks of the
-	 * theory, once all are known) groups estimated from Z's samples */
 	if (!(comp = xmalloc((s->ngr + 1) * sizeof *comp)) ||
 	    !(size = xmalloc((s->ngr + 1) * sizeof *size)) ||
 	    !(ground = xmalloc((s->ngr + 1) * sizeof *ground))) {
@@ -435,7 +242,7 @@ stream_run(void *arg)
 		if (!rc && s->slot[k] >= 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
 			s->counted[k] = (char)counted;
-			npath++;
+			s->npath++;
 		}
 	}
 	if (!rc && s->o->marginals == LIS_AUTO && min == INFINITY)
@@ -447,10 +254,124 @@ stream_run(void *arg)
 		rc = eng_track(g, q->pred, q->block, q->eq, &s->slot[k], &s->e);
 		if (!rc && s->slot[k] >= 0) {
 			state[1 + 2 * k] = state[2 + 2 * k] = TG_NONE;
-			npath++;
+			s->npath++;
 		}
 	}
-	if (rc)
+done:
+	free(comp);
+	free(size);
+	free(ground);
+	return rc;
+}
+
+/* Target i's step of a round: made in round 0, then one sample, its
+ * parts' weights kept in s->ta[i].last.  *late: the deadline passed
+ * (the round is dropped); *exact_all cleared when a target still
+ * samples. */
+static int
+stream_target(struct stream *s, size_t i, int *late, int *exact_all)
+{
+	struct eng_target **tg = s->tg;
+	int rc;
+
+	if (s->state[i] == TG_NEW) {
+		if ((rc = target_make(s, s->g, i, tg, s->state)))
+			return rc;
+		if (tg[i] && tacc_init(&s->ta[i], eng_target_parts(tg[i]),
+		    eng_target_konst(tg[i])) < 0)
+			return err_oom(&s->e);
+		if (i == 0 && tg[0])
+			for (size_t k = 0; k < s->ngr; k++)
+				s->spart[k] = eng_slot_part(tg[0], s->slot[k]);
+		s->held += eng_target_size(tg[i]);
+		if (s->held > MAX_HELD)
+			return err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
+			    "of %zu query groups would hold more than %d "
+			    "clauses (each group samples the part of the "
+			    "theory that holds it, here %zu clauses): query "
+			    "fewer atoms", s->ngr, MAX_HELD,
+			    eng_target_size(tg[i]));
+	}
+	if (s->state[i] != TG_LIVE)
+		return 0;
+	if ((rc = eng_sample(s->g, tg[i], &s->r, &s->row[i], &s->e))) {
+		/* out of time inside a sample: drop the round */
+		if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
+			*late = 1;
+			return 0;
+		}
+		return rc;
+	}
+	if (s->ta[i].np)
+		memcpy(s->ta[i].last, eng_part_weights(tg[i]),
+		    s->ta[i].np * sizeof *s->ta[i].last);
+	if (i == 0 && s->npath) {
+		const double *v = eng_tracked(s->g);
+		for (size_t k = 0; k < s->ngr; k++)
+			if (s->slot[k] >= 0)
+				s->tv[k] = v[s->slot[k]];
+	}
+	if (s->n == 0 && eng_target_exact(tg[i])) {
+		/* nothing drawn: the same in every round */
+		s->state[i] = TG_EXACT;
+		s->held -= eng_target_size(tg[i]);
+		eng_target_free(tg[i]);
+		tg[i] = NULL;
+	} else
+		*exact_all = 0;
+	*late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
+	    now_seconds() > s->deadline;
+	return 0;
+}
+
+/* Keeps Z's parts' sums after this round, for the trace. */
+static int
+stream_snap(struct stream *s)
+{
+	struct snap *sn = xrealloc(s->snap, (s->nsnap + 1) * sizeof *sn);
+
+	if (!sn)
+		return err_oom(&s->e);
+	s->snap = sn;
+	sn += s->nsnap;
+	sn->r = s->n;
+	if (!(sn->a = xmalloc((s->ta[0].np + 1) * sizeof *sn->a)))
+		return err_oom(&s->e);
+	memcpy(sn->a, s->ta[0].a, s->ta[0].np * sizeof *sn->a);
+	s->nsnap++;
+	return 0;
+}
+
+/* One stream, on its own thread: rounds of every live target until its
+ * quota, the deadline, a stop from another stream, or nothing left to
+ * draw. */
+static void *
+stream_run(void *arg)
+{
+	struct stream *s = arg;
+	int rc = 0, late = 0, exact_all = 0;
+
+	s->tg = xcalloc(s->ntg + 1, sizeof *s->tg);
+	s->state = xcalloc(s->ntg + 1, 1);
+	s->row = xmalloc((s->ntg + 1) * sizeof *s->row);
+	eng_rng_seed(&s->r, s->o->seed, (uint64_t)s->id);
+	if (!s->tg || !s->state || !s->row ||
+	    !(s->ta = xcalloc(s->ntg + 1, sizeof *s->ta))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
+	for (size_t i = 0; i <= s->ngr; i++)
+		s->known[i] = -1;
+	if (!(s->slot = xmalloc((s->ngr + 1) * sizeof *s->slot)) ||
+	    !(s->spart = xmalloc((s->ngr + 1) * sizeof *s->spart)) ||
+	    !(s->pa = xcalloc(s->ngr + 1, sizeof *s->pa)) ||
+	    !(s->counted = xcalloc(s->ngr + 1, 1)) ||
+	    !(s->tv = xcalloc(s->ngr + 1, sizeof *s->tv))) {
+		rc = err_oom(&s->e);
+		goto done;
+	}
+	if ((rc = eng_new(s->t, &s->o->eo, &s->g, &s->e)) ||
+	    (rc = stream_groups(s)))
 		goto done;
 	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
 	    !exact_all) {
@@ -458,104 +379,40 @@ stream_run(void *arg)
 		    (s->deadline > 0 && s->n > 0 && now_seconds() > s->deadline))
 			break;
 		exact_all = 1;
-		for (size_t i = 0; i < s->ntg && !rc && !late; i++) {
-			if (state[i] == TG_NEW) {
-				if ((rc = target_make(s, g, i, tg, state)))
-					break;
-				if (tg[i] && tacc_init(&s->ta[i], eng_target_parts(tg[i]),
-				    eng_target_konst(tg[i])) < 0) {
-					rc = err_oom(&s->e);
-					break;
-				}
-				if (i == 0 && tg[0])
-					for (size_t k = 0; k < s->ngr; k++)
-						s->spart[k] = eng_slot_part(tg[0], s->slot[k]);
-				held += eng_target_size(tg[i]);
-				if (held > MAX_HELD) {
-					rc = err_set(&s->e, SQLIFT_ELIMIT, "lis: the marginals "
-					    "of %zu query groups would hold more than %d "
-					    "clauses (each group samples the part of the "
-					    "theory that holds it, here %zu clauses): query "
-					    "fewer atoms", s->ngr, MAX_HELD,
-					    eng_target_size(tg[i]));
-					break;
-				}
-			}
-			if (state[i] != TG_LIVE)
-				continue;
-			if ((rc = eng_sample(g, tg[i], &r, &row[i], &s->e))) {
-				/* out of time inside a sample: drop the round */
-				if (rc == SQLIFT_ELIMIT && s->deadline > 0) {
-					rc = 0;
-					late = 1;
-				}
-				break;
-			}
-			if (s->ta[i].np)
-				memcpy(s->ta[i].last, eng_part_weights(tg[i]),
-				    s->ta[i].np * sizeof *s->ta[i].last);
-			if (i == 0 && npath) {
-				const double *v = eng_tracked(g);
-				for (size_t k = 0; k < s->ngr; k++)
-					if (s->slot[k] >= 0)
-						tv[k] = v[s->slot[k]];
-			}
-			if (s->n == 0 && eng_target_exact(tg[i])) {
-				/* nothing drawn: the same in every round */
-				state[i] = TG_EXACT;
-				held -= eng_target_size(tg[i]);
-				eng_target_free(tg[i]);
-				tg[i] = NULL;
-			} else
-				exact_all = 0;
-			late = s->deadline > 0 && s->n > 0 && (i & 15) == 15 &&
-			    now_seconds() > s->deadline;
-		}
+		for (size_t i = 0; i < s->ntg && !rc && !late; i++)
+			rc = stream_target(s, i, &late, &exact_all);
 		if (rc || late)
 			break;
 		/* the round is complete: count it */
 		for (size_t i = 0; i < s->ntg; i++)
-			if (state[i] == TG_LIVE || state[i] == TG_EXACT)
+			if (s->state[i] == TG_LIVE || s->state[i] == TG_EXACT)
 				tacc_add(&s->ta[i]);  /* exact: round 0's */
-		if (npath && s->ta[0].konst > -INFINITY)
-			path_add(s, s->ta[0].last, tv);
+		if (s->npath && s->ta[0].konst > -INFINITY)
+			path_add(s, s->ta[0].last, s->tv);
 		s->n++;
-		if (trace_round(s->n) && s->ta[0].a) {
-			struct snap *sn = xrealloc(s->snap, (s->nsnap + 1) *
-			    sizeof *sn);
-			if (!sn) {
-				rc = err_oom(&s->e);
-				break;
-			}
-			s->snap = sn;
-			sn += s->nsnap;
-			sn->r = s->n;
-			if (!(sn->a = xmalloc((s->ta[0].np + 1) * sizeof *sn->a))) {
-				rc = err_oom(&s->e);
-				break;
-			}
-			memcpy(sn->a, s->ta[0].a, s->ta[0].np * sizeof *sn->a);
-			s->nsnap++;
-		}
+		if (trace_round(s->n) && s->ta[0].a && (rc = stream_snap(s)))
+			break;
 		atomic_fetch_add(s->done, 1);
 		if (s->o->progress && s->id == 0)
-			progress(s);
+			progress(s, 0);
 	}
 done:
 	if (rc)
 		atomic_store(s->stop, 1);
-	if (g)
-		eng_get_stats(g, &s->st);
-	for (size_t i = 0; tg && i < s->ntg; i++)
-		eng_target_free(tg[i]);
-	free(tg);
-	free(state);
-	free(row);
-	free(tv);
-	free(comp);
-	free(size);
-	free(ground);
-	eng_free(g);
+	if (s->g)
+		eng_get_stats(s->g, &s->st);
+	for (size_t i = 0; s->tg && i < s->ntg; i++)
+		eng_target_free(s->tg[i]);
+	free(s->tg);
+	free(s->state);
+	free(s->row);
+	free(s->tv);
+	eng_free(s->g);
+	s->tg = NULL;
+	s->state = NULL;
+	s->row = NULL;
+	s->tv = NULL;
+	s->g = NULL;
 	s->rc = rc;
 	return NULL;
 }
@@ -588,10 +445,10 @@ z_at(const struct stream *s, int nt, int64_t r, struct lis_point *p)
 				src[i] = &tmp[i];
 			}
 	}
-	if (merge_target(src, nt, &a, &np, &konst, &n) < 0)
+	if (tacc_merge(src, nt, &a, &np, &konst, &n) < 0)
 		goto done;
 	p->samples = n;
-	parts_result(a, np, konst, n, &p->log_z, &p->stderr_lz, &p->ess);
+	acc_parts(a, np, konst, n, &p->log_z, &p->stderr_lz, &p->ess);
 	rc = 0;
 done:
 	free(a);
@@ -682,8 +539,8 @@ target_result(const struct stream *s, int nt, size_t i, double *log_z,
 	if (src) {
 		for (int j = 0; j < nt; j++)
 			src[j] = &s[j].ta[i];
-		if (merge_target(src, nt, &a, &np, &konst, &n) == 0) {
-			parts_result(a, np, konst, n, log_z, stderr_lz, ess);
+		if (tacc_merge(src, nt, &a, &np, &konst, &n) == 0) {
+			acc_parts(a, np, konst, n, log_z, stderr_lz, ess);
 			rc = 0;
 		}
 	}
@@ -700,6 +557,43 @@ streams(const struct lis_opts *o)
 	int nt = o->threads > 0 ? o->threads : 1;
 
 	return o->samples > 0 && nt > o->samples ? (int)o->samples : nt;
+}
+
+/* Each group's marginal over all streams: known, tracked in Z's samples
+ * (path_result), or the pair Z(atom) / (Z(atom) + Z(not atom)) with the
+ * delta method's standard error.  -1 when out of memory. */
+static int
+group_results(const struct stream *s, int nt, struct lis_group *gr,
+    size_t ngr, const struct lis_result *res)
+{
+	for (size_t i = 0; i < ngr; i++) {
+		double la, sa, lb, sb, ess, p;
+		if (s[0].known[1 + i] >= 0) {
+			gr[i].p = s[0].known[1 + i];
+			gr[i].stderr_p = 0;
+			continue;
+		}
+		if (s[0].slot[i] >= 0) {
+			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
+			if (!res->st.draws)
+				gr[i].stderr_p = 0;
+			continue;
+		}
+		if (target_result(s, nt, 1 + 2 * i, &la, &sa, &ess) < 0 ||
+		    target_result(s, nt, 2 + 2 * i, &lb, &sb, &ess) < 0)
+			return -1;
+		if (la == -INFINITY && lb == -INFINITY) {
+			gr[i].p = 0.5;
+			gr[i].stderr_p = NAN;
+			continue;
+		}
+		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
+		gr[i].p = p;
+		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
+		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
+		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
+	}
+	return 0;
 }
 
 int
@@ -746,7 +640,7 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	for (int i = 1; i < nt; i++)
 		pthread_join(th[i], NULL);
 	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+		progress(&s[0], 1);
 	for (int i = 0; i < nt; i++)
 		if (s[i].rc) {
 			*e = s[i].e;
@@ -789,33 +683,8 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		for (size_t i = 0; i < res->ntrace; i++)
 			res->trace[i].stderr_lz = 0;
 	}
-	for (size_t i = 0; i < ngr; i++) {
-		double la, sa, lb, sb, ess, p;
-		if (s[0].known[1 + i] >= 0) {
-			gr[i].p = s[0].known[1 + i];
-			gr[i].stderr_p = 0;
-			continue;
-		}
-		if (s[0].slot[i] >= 0) {
-			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
-			if (!res->st.draws)
-				gr[i].stderr_p = 0;
-			continue;
-		}
-		if (target_result(s, nt, 1 + 2 * i, &la, &sa, &ess) < 0 ||
-		    target_result(s, nt, 2 + 2 * i, &lb, &sb, &ess) < 0)
-			goto oom;
-		if (la == -INFINITY && lb == -INFINITY) {
-			gr[i].p = 0.5;
-			gr[i].stderr_p = NAN;
-			continue;
-		}
-		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
-		gr[i].p = p;
-		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
-		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
-		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
-	}
+	if (group_results(s, nt, gr, ngr, res) < 0)
+		goto oom;
 	goto done;
 oom:
 	rc = err_oom(e);

@@ -5,6 +5,7 @@
 #ifndef SQLIFT_LIS_H
 #define SQLIFT_LIS_H
 
+#include "sqlift.h"
 #include "lifted/engine.h"
 
 struct lis_opts {
@@ -14,7 +15,8 @@ struct lis_opts {
 	uint64_t seed;
 	int threads;           /* streams; the same seed and threads give
 	                          the same numbers (with samples, not time) */
-	int progress;          /* a progress bar on stderr */
+	sqlift_progress_fn *progress;  /* NULL: none (stream 0 calls it) */
+	void *progress_arg;
 	int marginals;         /* enum lis_marginals */
 };
 

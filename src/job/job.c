@@ -1,7 +1,6 @@
 /* job.c: reads INI job files with inih.  Sections [database], [load] and
  * [infer]; unknown sections and keys and empty values are errors naming
  * the line, so that a typo in a cron job fails loudly. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -41,27 +40,35 @@ set_str(struct jctx *c, char **dst, char *v)
 	return 1;
 }
 
-/* An integer key within [lo, hi]; 0 with a message if it is not. */
+/* A key of [infer]: set through the option table, paths taken from the
+ * job's folder; 0 with a message if the key or its value is bad. */
 static int
-int_key(struct jctx *c, const char *name, const char *v, int64_t lo,
-    int64_t hi, int64_t *out)
+infer_key(struct jctx *c, const char *name, const char *value)
 {
-	char *end;
-	long long x;
+	struct err e = { 0 };
+	char *v;
+	int rc;
 
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || *end || !*v || x < lo || x > hi) {
-		if (hi == INT64_MAX)
-			snprintf(c->msg, sizeof c->msg, "%s is '%s', expected an "
-			    "integer of at least %lld", name, v, (long long)lo);
-		else
-			snprintf(c->msg, sizeof c->msg, "%s is '%s', expected an "
-			    "integer from %lld to %lld", name, v, (long long)lo,
-			    (long long)hi);
+	if (name[0] == '-' || !opts_known(name)) {
+		snprintf(c->msg, sizeof c->msg, "unknown key '%s' in [infer]", name);
 		return 0;
 	}
-	*out = x;
+	if (!c->j->infer && !(c->j->infer = sqlift_infer_opts_new())) {
+		c->oom = 1;
+		return 1;
+	}
+	if (!(v = opts_is_path(name) ? resolve(c, value) : xstrdup(value))) {
+		c->oom = 1;
+		return 1;
+	}
+	rc = opts_set(c->j->infer, name, v, &e);
+	free(v);
+	if (rc == SQLIFT_ENOMEM)
+		c->oom = 1;
+	else if (rc) {
+		snprintf(c->msg, sizeof c->msg, "%s", e.msg);
+		return 0;
+	}
 	return 1;
 }
 
@@ -123,66 +130,7 @@ handler(void *user, const char *section, const char *name, const char *value)
 		}
 	} else if (!strcmp(section, "infer")) {
 		j->has_infer = 1;
-		if (!strcmp(name, "method"))
-			return set_str(c, &j->method, xstrdup(value));
-		if (!strcmp(name, "queries"))
-			return set_str(c, &j->queries, xstrdup(value));
-		if (!strcmp(name, "query_file"))
-			return set_str(c, &j->query_file, resolve(c, value));
-		if (!strcmp(name, "open_world"))
-			return set_str(c, &j->open_world, xstrdup(value));
-		if (!strcmp(name, "closed_world"))
-			return set_str(c, &j->closed_world, xstrdup(value));
-		if (!strcmp(name, "result"))
-			return set_str(c, &j->result, resolve(c, value));
-		if (!strcmp(name, "order"))
-			return set_str(c, &j->order, xstrdup(value));
-		if (!strcmp(name, "constraints"))
-			return set_str(c, &j->constraints, xstrdup(value));
-		if (!strcmp(name, "proposal"))
-			return set_str(c, &j->proposal, xstrdup(value));
-		if (!strcmp(name, "marginals"))
-			return set_str(c, &j->marginals, xstrdup(value));
-		if (!strcmp(name, "max_nodes"))
-			return int_key(c, name, value, 1, INT64_MAX, &j->max_nodes);
-		if (!strcmp(name, "samples"))
-			return int_key(c, name, value, 1, INT64_MAX, &j->samples);
-		if (!strcmp(name, "threads"))
-			return int_key(c, name, value, 1, 256, &j->threads);
-		if (!strcmp(name, "particles"))
-			return int_key(c, name, value, 1, 4096, &j->particles);
-		if (!strcmp(name, "exact_budget"))
-			return int_key(c, name, value, 0, INT64_MAX, &j->exact_budget);
-		if (!strcmp(name, "max_seconds")) {
-			char *end;
-			errno = 0;
-			j->max_seconds = strtod(value, &end);
-			if (errno || *end || !(j->max_seconds > 0)) {
-				snprintf(c->msg, sizeof c->msg, "max_seconds is '%s', "
-				    "expected a positive number", value);
-				return 0;
-			}
-			return 1;
-		}
-		if (!strcmp(name, "verbose")) {
-			if (parse_bool(value, &j->verbose) < 0) {
-				snprintf(c->msg, sizeof c->msg, "verbose is '%s', expected "
-				    "true or false", value);
-				return 0;
-			}
-			return 1;
-		}
-		if (!strcmp(name, "seed")) {
-			char *end;
-			errno = 0;
-			j->seed = strtoull(value, &end, 10);
-			if (errno || *end || value[0] == '-') {
-				snprintf(c->msg, sizeof c->msg, "seed is '%s', expected a "
-				    "non-negative integer", value);
-				return 0;
-			}
-			return 1;
-		}
+		return infer_key(c, name, value);
 	} else {
 		snprintf(c->msg, sizeof c->msg, "unknown section [%s] (expected "
 		    "[database], [load] or [infer])", section);
@@ -201,18 +149,8 @@ job_free(struct job *j)
 	for (size_t i = 0; i < j->evidence.n; i++)
 		free(j->evidence.v[i]);
 	free(j->evidence.v);
-	free(j->method);
-	free(j->queries);
-	free(j->query_file);
-	free(j->open_world);
-	free(j->closed_world);
-	free(j->order);
-	free(j->constraints);
-	free(j->proposal);
-	free(j->marginals);
-	free(j->result);
+	sqlift_infer_opts_free(j->infer);
 	memset(j, 0, sizeof *j);
-	j->exact_budget = -1;
 }
 
 int
@@ -255,7 +193,13 @@ job_read(const char *path, struct job *j, struct err *e)
 		return err_set(e, SQLIFT_EINPUT, "%s: [database] path is missing",
 		    path);
 	}
-	if (j->has_infer && !j->method) {
+	if (j->has_infer && c.oom == 0 && !j->infer)
+		j->infer = sqlift_infer_opts_new();
+	if (j->has_infer && !j->infer) {
+		job_free(j);
+		return err_oom(e);
+	}
+	if (j->has_infer && !j->infer->method) {
 		job_free(j);
 		return err_set(e, SQLIFT_EINPUT, "%s: [infer] needs a method", path);
 	}

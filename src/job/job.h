@@ -3,6 +3,7 @@
 #define SQLIFT_JOB_H
 
 #include "sqlift.h"
+#include "infer/options.h"
 #include "util/util.h"
 
 struct job {
@@ -11,16 +12,7 @@ struct job {
 	VEC(char *) evidence;
 	int replace;
 	int has_infer;
-	char *method, *queries, *query_file, *open_world, *closed_world;
-	char *result;
-	uint64_t seed;
-	int verbose;
-	char *order, *constraints;
-	int64_t max_nodes;
-	double max_seconds;
-	int64_t samples, threads, exact_budget;   /* lis; exact_budget -1: unset */
-	int64_t particles;
-	char *proposal, *marginals;
+	struct sqlift_infer_opts *infer;  /* [infer]'s keys; NULL without */
 };
 
 /* Reads path into j; relative paths are taken from the job file's folder.

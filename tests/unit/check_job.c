@@ -86,6 +86,42 @@ START_TEST(test_job_runs)
 }
 END_TEST
 
+/* A job that omits exact_budget runs as the command line does without
+ * --exact-budget: the same parameters and the same estimate. */
+START_TEST(test_job_default_budget)
+{
+	const char *db = tu_file("budget.db", NULL), *ini;
+	struct sqlift_infer_opts o = { 0 };
+	sqlift *h = NULL;
+	int64_t run_id;
+	char msg[600];
+	int rc;
+
+	tu_file("m.mln", "p = {A, B, C}\nS(p)\nC(p)\n0.4 S(x) => C(x)\n"
+	    "0.3 S(x) ^ C(y)\n");
+	ini = tu_file("b.ini", "[database]\npath = budget.db\n[load]\n"
+	    "model = m.mln\n[infer]\nmethod = lis\nqueries = C\nsamples = 50\n"
+	    "seed = 3\n");
+	rc = sqlift_run_job(ini, &h, &run_id);
+	snprintf(msg, sizeof msg, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_msg(rc == 0, "%s", msg);
+	o.method = "lis";
+	o.queries = "C";
+	o.samples = 50;
+	o.seed = 3;
+	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+	rc = sqlift_infer(h, &o, &run_id);
+	snprintf(msg, sizeof msg, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_msg(rc == 0, "%s", msg);
+	ck_assert_close(tu_sql_double(db, "SELECT count(DISTINCT parameters) "
+	    "FROM runs"), 1, 0);
+	ck_assert_close(tu_sql_double(db, "SELECT count(DISTINCT log_z) "
+	    "FROM runs"), 1, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -93,6 +129,7 @@ main(void)
 		test_bad_jobs,
 		test_paths_relative_to_job,
 		test_job_runs,
+		test_job_default_budget,
 	};
 
 	return tu_main("job", 1, tests, sizeof tests / sizeof *tests);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "infer/ground.h"
+#include "infer/options.h"
 #include "mln/mln.h"
 #include "sqlift.h"
 
