@@ -5,7 +5,7 @@
 #ifndef SQLIFT_LIS_H
 #define SQLIFT_LIS_H
 
-#include "lifted/engine.h"
+#include "sample/sample.h"
 
 struct lis_opts {
 	struct eng_opts eo;    /* order, proposal, exact_budget */
