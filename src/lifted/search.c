@@ -499,6 +499,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 			    ((rc = smp_track_part(g, t, &ix, &over)) || !over)))) {
 				g->st.cache_hits++;
 				plan_line(g, "cache hit");
+				/* smp_track_part's solves may have grown the cache */
+				if (sampling)
+					c = cache_find(g, &key, h);
 				for (int i = 0; i < c->ne; i++)
 					ga_push(g, c->etag[i], c->ev[i]);
 				*out = val;
