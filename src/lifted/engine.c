@@ -83,6 +83,7 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 	g->try_cap = g->pilot_cap = g->negl_cap = INFINITY;
 	if (o)
 		g->o = *o;
+	g->sr = g->o.semiring == ENG_MAX ? &sr_max : &sr_sum;
 	g->t0 = now_seconds();
 	g->mem_cap = g->o.max_memory > 0 ? g->o.max_memory :
 	    g->o.max_memory < 0 ? 0 : 0.75 * mem_total();
@@ -123,8 +124,8 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		goto oom;
 	g->top_atoms = ix.total;
 	index_free(&ix);
-	g->top_add = ct->log_const + ct->free_atoms * FREE(g) + konst +
-	    (expected - assigned - g->top_atoms) * FREE(g);
+	g->top_add = ct->log_const + ct->free_atoms * g->sr->free_atom + konst +
+	    (expected - assigned - g->top_atoms) * g->sr->free_atom;
 	*out = g;
 	return 0;
 oom:

@@ -19,9 +19,19 @@
 
 #define LOG2 0.69314718055994530942
 
-/* What an unknown atom in no clause contributes: both of its values
- * (sum) or either (max). */
-#define FREE(g) ((g)->o.semiring == ENG_MAX ? 0.0 : LOG2)
+/* What the search combines (enum eng_semiring), as a value the rules
+ * apply: sum for log Z, max for the heaviest world (MAP).  A new
+ * semiring is a new value, not a branch in each rule. */
+struct semiring {
+	double free_atom;      /* an unknown atom in no clause: log 2 (both
+	                          of its values) or 0 (either) */
+	/* a binomial branch of k true atoms of n, of log value z: what it
+	 * adds to the node (z + log C(n, k), or z) */
+	double (*branch)(double z, int64_t n, int64_t k);
+	/* the node's value from its branches' terms[0 .. n) */
+	double (*combine)(const double *terms, int64_t n);
+};
+extern const struct semiring sr_sum, sr_max;
 
 struct lit {
 	int pred, neg, off;    /* arguments: arg[off .. off + arity) */
@@ -89,9 +99,26 @@ struct amap {
 	size_t cap;
 };
 
+/* How the search samples below the current node, as one value: a
+ * pilot, a try or a drawn node saves it, sets what it changes, and
+ * restores it on every path out.  All zero outside them. */
+struct smp_mode {
+	int trying;            /* a subtheory tried exactly within the
+	                          budget: nothing drawn */
+	int piloting;          /* a count pilot's solves: no tracking, no
+	                          pilots or adapting below */
+	int policy;            /* there, the nodes below: 0 draw, 1 take
+	                          k = 0, 2 take k = n */
+	int sampled;           /* below a drawn binomial node */
+	int negl;              /* below a count its node's pilot found
+	                          negligible (mode_split): no pilots, and
+	                          the pilots' exact budget */
+};
+
 struct eng {
 	const struct ct_theory *ct;
 	struct eng_opts o;
+	const struct semiring *sr;  /* of o.semiring */
 	struct eng_stats st;
 	double t0;
 	int *boff;             /* per type: first global block */
@@ -118,16 +145,9 @@ struct eng {
 	/* sampling (eng_sample): rng set while a sample is drawn; trying
 	 * while a subtheory is tried exactly within the budget */
 	struct eng_rng *rng;
-	int trying, try_failed;
+	struct smp_mode mode;
+	int try_failed;
 	double mem_cap;        /* max_memory, resolved; 0: no limit */
-	int piloting;          /* a count pilot's solves: no tracking, no
-	                          pilots or adapting below */
-	int policy;            /* there, the nodes below: 0 draw, 1 take
-	                          k = 0, 2 take k = n */
-	int sampled;           /* drawn binomial nodes above this one */
-	int negl;              /* below a count its node's pilot found
-	                          negligible (mode_split): no pilots, and
-	                          the pilots' exact budget */
 	int64_t try_limit, try_work;
 	double try_cap;        /* atoms of the smallest part that failed */
 	double pilot_cap;      /* the same in the pilots' solves */

@@ -11,6 +11,49 @@
 
 #include "sample/sample-int.h"
 
+static double
+sum_branch(double z, int64_t n, int64_t k)
+{
+	return z + lchoose(n, k);
+}
+
+/* log of the sum of e^terms, each scaled by the largest */
+static double
+sum_combine(const double *terms, int64_t n)
+{
+	double max = -INFINITY;
+	long double sum = 0;
+
+	for (int64_t k = 0; k < n; k++)
+		if (terms[k] > max)
+			max = terms[k];
+	for (int64_t k = 0; k < n && max > -INFINITY; k++)
+		sum += expl((long double)(terms[k] - max));
+	return max == -INFINITY ? max : max + (double)logl(sum);
+}
+
+static double
+max_branch(double z, int64_t n, int64_t k)
+{
+	(void)n;
+	(void)k;
+	return z;
+}
+
+static double
+max_combine(const double *terms, int64_t n)
+{
+	double max = -INFINITY;
+
+	for (int64_t k = 0; k < n; k++)
+		if (terms[k] > max)
+			max = terms[k];
+	return max;
+}
+
+const struct semiring sr_sum = { LOG2, sum_branch, sum_combine };
+const struct semiring sr_max = { 0.0, max_branch, max_combine };
+
 static void
 plan_line(struct eng *g, const char *fmt, ...) PRINTF(2, 3);
 
@@ -74,7 +117,7 @@ search_child(struct eng *g, struct th *child, const struct asg *as,
 		th_free(child);
 		return err_oom(g->e);
 	}
-	konst += (expected - assigned - ix.total) * FREE(g);
+	konst += (expected - assigned - ix.total) * g->sr->free_atom;
 	index_free(&ix);
 	g->depth++;
 	if (search_solve(g, child, &z)) {
@@ -230,7 +273,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 					memcpy(c->neq[m++], c->neq[j], sizeof c->neq[j]);
 			c->nneq = m;
 		}
-		if (!g->rng || g->trying) {
+		if (!g->rng || g->mode.trying) {
 			size_t m = g->ga.n;
 			if ((*rc = search_child(g, t, NULL, ix->total / (double)n,
 			    &z)) == 0) {
@@ -255,8 +298,7 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	const struct occ *o = &ix->occ[ix->first[cls]];
 	int b = ix->big[cls], nb = -1, kt[130], kf[130], rc = 0;
 	int64_t n = b >= 0 ? t->size[b] : 1;
-	double expected = ix->total - ix->atoms[cls], *terms, max = -INFINITY;
-	long double sum = 0;
+	double expected = ix->total - ix->atoms[cls], *terms;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
 	size_t *mk = NULL;     /* per k: where its counts begin in ga */
 
@@ -311,20 +353,13 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 				break;
 			}
 			rc = search_child(g, c, &as, expected, &terms[k]);
-			if (!rc && g->o.semiring == ENG_SUM)
-				terms[k] += lchoose(n, k);
+			if (!rc)
+				terms[k] = g->sr->branch(terms[k], n, k);
 		}
 		g->mult = mult;
 	}
-	for (int64_t k = 0; k <= n && !rc; k++)
-		if (terms[k] > max)
-			max = terms[k];
-	for (int64_t k = 0; k <= n && !rc && max > -INFINITY &&
-	    g->o.semiring == ENG_SUM; k++)
-		sum += expl((long double)(terms[k] - max));
 	if (!rc)
-		*out = max == -INFINITY || g->o.semiring == ENG_MAX ? max :
-		    max + (double)logl(sum);
+		*out = g->sr->combine(terms, n + 1);
 	if (!rc && mk)
 		ga_shares(g, mk, terms, (size_t)n + 1, *out);
 	free(terms);
@@ -366,12 +401,12 @@ static int
 limits(struct eng *g, const struct th *t)
 {
 	g->st.nodes++;
-	if (g->piloting)
+	if (g->mode.piloting)
 		g->pilot_nodes++;
 	/* an exact attempt pays for the size of the theories it visits: a
 	 * node of n clauses costs 1 + n / 64 of the budget */
 	g->try_work += 1 + (int64_t)t->c.n / 64;
-	if (g->trying && g->try_work > g->try_limit) {
+	if (g->mode.trying && g->try_work > g->try_limit) {
 		g->try_failed = 1;
 		return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
 	}
@@ -428,9 +463,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 	struct index ix;
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
-	int rc, cls, hard = 0, sampling = g->rng && !g->trying, batch;
-	int light = g->piloting || g->negl;  /* the pilots' exact budget */
-	double *cap = g->piloting ? &g->pilot_cap : g->negl ? &g->negl_cap :
+	int rc, cls, hard = 0, sampling = g->rng && !g->mode.trying, batch;
+	int light = g->mode.piloting || g->mode.negl;  /* the pilots' exact budget */
+	double *cap = g->mode.piloting ? &g->pilot_cap : g->mode.negl ? &g->negl_cap :
 	    &g->try_cap;              /* and their cap, or the others' */
 	int skip_key, first = -1;
 	size_t mark0 = g->ga.n;       /* this theory's expected counts */
@@ -512,7 +547,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 			 * atoms are): drawn */
 			if (over)
 				cache_mark_over(g, &key, h);
-			if (g->trying) {
+			if (g->mode.trying) {
 				th_free(t);
 				g->try_failed = 1;
 				rc = err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
@@ -525,6 +560,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 	    ix.total < *cap) {
 		/* Rao-Blackwellisation: solve it exactly if that is cheap */
 		struct th *c = th_copy(t);
+		struct smp_mode saved = g->mode;
 		double z;
 		if (!c) {
 			rc = err_oom(g->e);
@@ -532,7 +568,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 			goto done;
 		}
 		g->st.exact_tries++;
-		g->trying = 1;
+		g->mode.trying = 1;
 		g->try_failed = 0;
 		/* a pilot's solves try with a smaller budget: they are many,
 		 * and their values only shape a proposal; so do the parts below
@@ -543,7 +579,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 		    g->o.exact_budget > CPILOT_BUDGET ? CPILOT_BUDGET :
 		    g->o.exact_budget);
 		rc = search_solve(g, c, &z);
-		g->trying = 0;
+		g->mode = saved;
 		if (rc || g->try_failed)
 			g->ga.n = mark0;  /* drawn instead: its counts come then */
 		if (!rc) {

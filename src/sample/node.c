@@ -125,7 +125,7 @@ smp_batch(struct eng *g, struct th *t, struct index *ix, double *out)
 		rc = err_oom(g->e);
 		goto done;
 	}
-	konst += (expected - assigned - ix2.total) * FREE(g);
+	konst += (expected - assigned - ix2.total) * g->sr->free_atom;
 	index_free(&ix2);
 	if ((rc = search_solve(g, t, &z)))
 		goto done;
@@ -189,7 +189,7 @@ count_child(struct eng *g, struct th *t, const int *key, size_t len, int b,
  * C(n,k) Z(k) has its modes at both ends 200 nats above the middle, it
  * settled in the lower one (20 nats, with a stderr of 0.02).  Each
  * count's child is solved with the nodes below drawn and, if they drew
- * anything, with all of them at k = 0 and at k = n (g->policy), keeping
+ * anything, with all of them at k = 0 and at k = n (g->mode.policy), keeping
  * the largest: on IMDB without evidence the mode has every movie and
  * workedUnder atom true, which no node's draws find while the nodes
  * below it draw half their atoms true (the draws found one 20,000 nats
@@ -201,10 +201,11 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
     int b, double expected, double **pil)
 {
 	int64_t n = t->size[b], nsolved = 0;
-	int grid = g->sampled ? CPILOT_GRID_BELOW : CPILOT_GRID;
-	int solves = g->sampled ? CPILOT_SOLVES_BELOW : CPILOT_SOLVES;
+	int grid = g->mode.sampled ? CPILOT_GRID_BELOW : CPILOT_GRID;
+	int solves = g->mode.sampled ? CPILOT_SOLVES_BELOW : CPILOT_SOLVES;
 	double *v = xmalloc(((size_t)n + 1) * sizeof *v), best = -INFINITY, sum;
 	size_t m0 = g->ga.n;   /* the pilot's counts shape nothing */
+	struct smp_mode saved;
 	int rc = 0;
 
 	*pil = NULL;
@@ -212,7 +213,8 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 		return err_oom(g->e);
 	for (int64_t k = 0; k <= n; k++)
 		v[k] = NAN;
-	g->piloting++;
+	saved = g->mode;
+	g->mode.piloting = 1;
 	for (;;) {
 		int64_t k = -1;
 		if (nsolved <= grid) {
@@ -251,7 +253,7 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 				rc = err_oom(g->e);
 				break;
 			}
-			g->policy = pol;
+			g->mode.policy = pol;
 			rc = count_child(g, c, key, len, b, k, expected, &z);
 			if (!rc) {
 				z += lchoose(n, k);
@@ -261,11 +263,10 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 			if (!pol && g->st.draws == d0)
 				break;
 		}
-		g->policy = 0;
 		if (rc)
 			break;
 	}
-	g->piloting--;
+	g->mode = saved;
 	g->ga.n = m0;
 	if (rc || best == -INFINITY) {
 		free(v);
@@ -300,7 +301,7 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
  * 0.5% it also covered the 12 smokers in 85 runs of 100, so the share
  * stays 5%).  Costs a second solve when
  * k is not m (at most 1 - MODE_SPLIT of the visits); where the pilot puts
- * k NEGL_NATS below m, that solve is light (g->negl).  Not with atoms
+ * k NEGL_NATS below m, that solve is light (g->mode.negl).  Not with atoms
  * tracked by path (eng_track): their expectations follow one path;
  * counts (eng_track_count) take the two terms' shares.  Takes t. */
 static int
@@ -326,9 +327,11 @@ mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
 			th_free(t);
 			return err_oom(g->e);
 		}
-		g->negl += negl;
+		struct smp_mode saved = g->mode;
+		if (negl)
+			g->mode.negl = 1;
 		rc = count_child(g, c, key, len, b, k, expected, &zk);
-		g->negl -= negl;
+		g->mode = saved;
 		if (rc) {
 			th_free(t);
 			return rc;
@@ -367,20 +370,21 @@ smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
 	size_t len = o->len;
 	uint64_t h = g->cur_h;
 	struct prop *p;
+	struct smp_mode saved;
 
 	g->st.binomials++;
 	memcpy(key, o->key, len * sizeof *key);
 	index_free(ix);
-	if (g->piloting && g->policy) {
+	if (g->mode.piloting && g->mode.policy) {
 		/* below a pilot: a fixed count, nothing learnt */
-		k = g->policy == 1 ? 0 : n;
+		k = g->mode.policy == 1 ? 0 : n;
 		g->st.draws++;
 		if ((rc = count_child(g, t, key, len, b, k, expected, &z)))
 			return rc;
 		*out = z + lchoose(n, k);
 		return 0;
 	}
-	if (n >= CPILOT_MIN && !g->piloting && !g->negl && (n >= CPILOT_FREE ||
+	if (n >= CPILOT_MIN && !g->mode.piloting && !g->mode.negl && (n >= CPILOT_FREE ||
 	    2 * g->pilot_nodes <= g->st.nodes) &&
 	    g->o.proposal == ENG_PROP_ADAPTIVE &&
 	    (p = prop_get(g, h, n)) && !p->visits && !p->pil) {
@@ -397,19 +401,21 @@ smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
 			free(pil);
 	}
 	k = prop_draw(g, h, n, &p, &lq);
-	g->sampled++;
-	if (p && p->pil && p->qmode >= MODE_SPLIT && !g->npath && !g->piloting) {
+	saved = g->mode;
+	g->mode.sampled = 1;
+	if (p && p->pil && p->qmode >= MODE_SPLIT && !g->npath &&
+	    !g->mode.piloting) {
 		rc = mode_split(g, t, key, len, b, expected, k, lq, h, out);
-		g->sampled--;
+		g->mode = saved;
 		return rc;
 	}
 	/* the proposal table may move while the child is solved */
 	rc = count_child(g, t, key, len, b, k, expected, &z);
-	g->sampled--;
+	g->mode = saved;
 	if (rc)
 		return rc;
 	val = z + lchoose(n, k);
-	if (p && !g->piloting)
+	if (p && !g->mode.piloting)
 		p = prop_get(g, h, n);
 	else
 		p = NULL;
@@ -433,11 +439,11 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 	int rc = 0;
 
 	int64_t limit = g->try_limit;
-	int trying = g->trying;
+	struct smp_mode saved = g->mode;
 	size_t m0 = g->ga.n;   /* the solves' counts are not t's */
 
 	*over = 0;
-	if (!g->npath || g->piloting)
+	if (!g->npath || g->mode.piloting)
 		return 0;
 	g->try_limit = g->o.exact_budget > 0 ? g->try_work + g->o.exact_budget :
 	    INT64_MAX;
@@ -451,7 +457,7 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 		    o->len)) < 0)
 			continue;
 		memcpy(kt, o->key, o->len * sizeof *kt);
-		g->trying = 1;
+		g->mode.trying = 1;
 		g->try_failed = 0;
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct th *d = th_copy(t);
@@ -461,7 +467,7 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 			else
 				rc = search_child(g, d, &as, ix->total - ix->atoms[c], &z[v]);
 		}
-		g->trying = trying;
+		g->mode = saved;
 		if (rc && g->try_failed) {
 			g->try_failed = 0;
 			g->e->status = 0;

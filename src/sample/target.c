@@ -539,7 +539,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 			p->gp_tried = g->st.exact_tries - g->st.exact_fails > solved ?
 			    3 : 1;
 		g->rng = NULL;
-		g->trying = 0;
+		g->mode.trying = 0;
 		if (rc)
 			return rc;
 		tg->lw[k] = z;
