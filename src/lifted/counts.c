@@ -105,7 +105,7 @@ track_set(struct eng *g, const struct th *t, const int *key, size_t len,
 {
 	int slot, buf[130];
 
-	if (g->npath && g->rng && !g->mode.trying && !g->mode.piloting &&
+	if (g->npath && g->smp && !g->mode.trying && !g->mode.piloting &&
 	    (slot = amap_eval(&g->trk, th_gkey(t, key, len, buf), len)) >= 0)
 		trk_put(g, slot, v);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/sample-int.h"
+#include "lifted/lifted-int.h"
 
 struct conv {
 	const struct ct_clause *c;
@@ -80,7 +80,6 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		return err_oom(e);
 	g->ct = ct;
 	g->e = e;
-	g->try_cap = g->pilot_cap = g->negl_cap = INFINITY;
 	if (o)
 		g->o = *o;
 	g->sr = g->o.semiring == ENG_MAX ? &sr_max : &sr_sum;
@@ -157,10 +156,7 @@ eng_free(struct eng *g)
 	top_drop(g);
 	th_free(g->top);
 	free(g->top_units.v);
-	for (size_t i = 0; i < g->capprops; i++)
-		if (g->props[i].n >= 0)
-			prop_free(&g->props[i]);
-	free(g->props);
+	smp_free(g->smp_state);
 	free(g->boff);
 	free(g);
 }

@@ -142,18 +142,14 @@ struct eng {
 	struct buf *plan;
 	int depth, plan_lines;
 	double mult, est_nodes;
-	/* sampling (eng_sample): rng set while a sample is drawn; trying
-	 * while a subtheory is tried exactly within the budget */
-	struct eng_rng *rng;
+	/* sampling (eng_sample): smp is the sampler while a sample is
+	 * drawn, NULL while the search is exact; smp_state owns it */
+	struct sampler *smp, *smp_state;
 	struct smp_mode mode;
 	int try_failed;
 	double mem_cap;        /* max_memory, resolved; 0: no limit */
 	int64_t try_limit, try_work;
-	double try_cap;        /* atoms of the smallest part that failed */
-	double pilot_cap;      /* the same in the pilots' solves */
-	double negl_cap;       /* and below negligible counts (negl) */
 	int64_t pilot_nodes;   /* nodes visited in pilots' solves */
-	uint64_t cur_h;        /* key hash of the node being expanded */
 	const struct amap *amap;   /* extra assignment of the simplification */
 	/* ground atoms whose expectation each sample records (eng_track) */
 	struct amap trk;       /* key -> slot (in truth) */
@@ -183,8 +179,6 @@ struct eng {
 		size_t n, cap;
 		int oom;
 	} ga;
-	struct prop *props;
-	size_t nprops, capprops, prop_cells;
 };
 
 /* Assigned atom classes: their keys and truth values. */
@@ -303,8 +297,27 @@ int search_child(struct eng *g, struct th *child, const struct asg *as,
     double expected, double *out);
 int search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
     double *out);
-double enum_units(size_t clauses, int atoms);
 int search_solve(struct eng *g, struct th *t, double *out);
+
+/* sample/node.c: the sampler's hooks, which the search calls while
+ * g->smp is set and it is not trying a part exactly.  Those that take t
+ * free it when they set *done or fail. */
+int smp_batch_first(const struct eng *g, const struct index *ix, int *first);
+int smp_keyless(const struct eng *g, const struct index *ix);
+int smp_enumerate(struct eng *g, struct th *t, const struct index *ix,
+    int *done, double *out);
+int smp_try(struct eng *g, struct th *t, const struct index *ix,
+    const struct ibuf *key, uint64_t h, size_t mark0, int *done,
+    double *out);
+int smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
+    int *over);
+int smp_power(struct eng *g, struct th *t, int64_t n, double expected,
+    double *out);
+int smp_batch(struct eng *g, struct th *t, struct index *ix, double *out);
+int smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
+    uint64_t h, double *out);
+/* sample/proposal.c: the sampler's state (g->smp_state) */
+void smp_free(struct sampler *s);
 
 /* engine.c: the top theory */
 size_t top_key(const struct eng *g, int pred, const int *block, const int *eq,

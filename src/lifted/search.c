@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sample/sample-int.h"
+#include "lifted/lifted-int.h"
 
 static double
 sum_branch(double z, int64_t n, int64_t k)
@@ -273,7 +273,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 					memcpy(c->neq[m++], c->neq[j], sizeof c->neq[j]);
 			c->nneq = m;
 		}
-		if (!g->rng || g->mode.trying) {
+		if (!g->smp || g->mode.trying) {
 			size_t m = g->ga.n;
 			if ((*rc = search_child(g, t, NULL, ix->total / (double)n,
 			    &z)) == 0) {
@@ -429,45 +429,74 @@ limits(struct eng *g, const struct th *t)
 		if (m > g->mem_cap)
 			return err_set(g->e, SQLIFT_ELIMIT, "%s stopped: it holds "
 			    "%.1f GB, more than %.1f GB%s%s%s: the theory does not "
-			    "lift%s", g->rng ? "sampling" : "exact inference", m / 1e9,
+			    "lift%s", g->smp ? "sampling" : "exact inference", m / 1e9,
 			    g->mem_cap / 1e9, g->o.max_memory > 0 ? "" :
 			    " (3/4 of this machine's memory)", g->step[0] ?
-			    " while " : "", g->step, g->rng ? "" :
+			    " while " : "", g->step, g->smp ? "" :
 			    " (try --method lis)");
 	}
 	return 0;
 }
 
-/* What enumerating the values of t's atoms would cost, in the exact
- * budget's units (a node of n clauses costs 1 + n / 64): 2^atoms such
- * evaluations of t.  Infinite beyond 30 atoms. */
-double
-enum_units(size_t clauses, int atoms)
+/* The cache's answer for t, if it has one (*state 1: *out set, t
+ * freed); *key and *h get t's key.  *state 2: t is known to be over the
+ * exact budget (or its tracked atoms are) and must be drawn.  A cached
+ * value counts while sampling only when the tracked atoms of t are
+ * solved too (smp_track_part). */
+static int
+cache_lookup(struct eng *g, struct th *t, const struct index *ix,
+    int sampling, struct ibuf *key, uint64_t *h, int *state, double *out)
 {
-	return atoms > 30 ? INFINITY : ldexp(1 + (double)clauses / 64, atoms);
-}
+	struct centry *c;
+	int rc = 0;
 
-static double
-enum_cost(const struct eng *g, const struct index *ix, const struct th *t)
-{
-	int first;
-
-	return enum_units(t->c.n, index_count_drawable(g, ix, &first));
+	*state = 0;
+	if (cache_key(g, t, key) < 0)
+		return err_oom(g->e);
+	*h = key_hash(key->v, key->n);
+	if ((c = cache_find(g, key, *h)) && c->key) {
+		int over = 0;
+		double val = c->val;
+		if (!isnan(val) && (!sampling || (!c->track_over &&
+		    ((rc = smp_track_part(g, t, ix, &over)) || !over)))) {
+			g->st.cache_hits++;
+			plan_line(g, "cache hit");
+			/* smp_track_part's solves may have grown the cache */
+			if (sampling)
+				c = cache_find(g, key, *h);
+			for (int i = 0; i < c->ne; i++)
+				ga_push(g, c->etag[i], c->ev[i]);
+			*out = val;
+			th_free(t);
+			*state = 1;
+			return rc;
+		}
+		if (over)
+			cache_mark_over(g, key, *h);
+		if (g->mode.trying) {
+			th_free(t);
+			g->try_failed = 1;
+			*state = 1;
+			return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
+		}
+		*state = 2;
+	}
+	return 0;
 }
 
 /* log Z of simplified theory t (not counting atoms outside its
- * clauses).  Takes t. */
+ * clauses).  Takes t.  While sampling (g->smp, not trying) the sampler's
+ * hooks (sample/node.c) may answer first: enumeration of a small ground
+ * part, an exact try of the part within the budget, and the sampled
+ * rules. */
 int
 search_solve(struct eng *g, struct th *t, double *out)
 {
 	struct index ix;
 	struct ibuf key = { 0 };
 	uint64_t h = 0;
-	int rc, cls, hard = 0, sampling = g->rng && !g->mode.trying, batch;
-	int light = g->mode.piloting || g->mode.negl;  /* the pilots' exact budget */
-	double *cap = g->mode.piloting ? &g->pilot_cap : g->mode.negl ? &g->negl_cap :
-	    &g->try_cap;              /* and their cap, or the others' */
-	int skip_key, first = -1;
+	int rc, cls, state = 0, done = 0, batch = 0, first = -1;
+	int sampling = g->smp && !g->mode.trying;
 	size_t mark0 = g->ga.n;       /* this theory's expected counts */
 
 	if ((rc = limits(g, t))) {
@@ -488,128 +517,19 @@ search_solve(struct eng *g, struct th *t, double *out)
 		index_free(&ix);
 		return rc;
 	}
-	/* many ground atoms: all at once (batch_sample); a few: one by
-	 * one, each proposal knowing the earlier draws */
-	batch = sampling && index_count_drawable(g, &ix, &first) >= BATCH_MIN;
-	if (sampling && g->o.exact_budget > 0 && ix.total == ix.ncls &&
-	    enum_cost(g, &ix, t) <= (double)g->o.exact_budget) {
-		/* small and ground: exact by enumeration, with the marginals
-		 * of its tracked atoms (Rao-Blackwellisation) */
-		struct gpart *gp;
-		double z = NAN;
-		if (gpart_build(g, t, &gp) < 0) {
-			th_free(t);
-			rc = err_oom(g->e);
+	if (sampling) {
+		batch = smp_batch_first(g, &ix, &first);
+		if ((rc = smp_enumerate(g, t, &ix, &done, out)) || done)
 			goto done;
-		}
-		if (gp) {
-			g->st.exact_tries++;
-			g->st.enumerations++;
-			z = gpart_enum(g, gp);
-			gpart_free(gp);
-			if (isnan(z)) {
-				th_free(t);
-				rc = err_oom(g->e);
-				goto done;
-			}
-			*out = z;
-			th_free(t);
-			goto done;
-		}
 	}
-	/* too big to try exactly and drawn at once: such a node needs no
-	 * key (a cache hit is unlikely, and only lowers the variance) */
-	skip_key = batch && (g->o.exact_budget == 0 || ix.total >= g->try_cap);
-	if ((!g->o.no_cache || sampling) && !skip_key) {
-		struct centry *c;
-		if (cache_key(g, t, &key) < 0) {
-			rc = err_oom(g->e);
+	if ((!g->o.no_cache || sampling) && !(batch && smp_keyless(g, &ix))) {
+		rc = cache_lookup(g, t, &ix, sampling, &key, &h, &state, out);
+		if (rc || state == 1)
 			goto done;
-		}
-		h = key_hash(key.v, key.n);
-		if ((c = cache_find(g, &key, h)) && c->key) {
-			int over = 0;
-			double val = c->val;
-			if (!isnan(val) && (!sampling || (!c->track_over &&
-			    ((rc = smp_track_part(g, t, &ix, &over)) || !over)))) {
-				g->st.cache_hits++;
-				plan_line(g, "cache hit");
-				/* smp_track_part's solves may have grown the cache */
-				if (sampling)
-					c = cache_find(g, &key, h);
-				for (int i = 0; i < c->ne; i++)
-					ga_push(g, c->etag[i], c->ev[i]);
-				*out = val;
-				th_free(t);
-				goto done;
-			}
-			/* known to be over the exact budget (or its tracked
-			 * atoms are): drawn */
-			if (over)
-				cache_mark_over(g, &key, h);
-			if (g->mode.trying) {
-				th_free(t);
-				g->try_failed = 1;
-				rc = err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
-				goto done;
-			}
-			hard = 1;
-		}
 	}
-	if (sampling && !hard && g->o.exact_budget > 0 &&
-	    ix.total < *cap) {
-		/* Rao-Blackwellisation: solve it exactly if that is cheap */
-		struct th *c = th_copy(t);
-		struct smp_mode saved = g->mode;
-		double z;
-		if (!c) {
-			rc = err_oom(g->e);
-			th_free(t);
-			goto done;
-		}
-		g->st.exact_tries++;
-		g->mode.trying = 1;
-		g->try_failed = 0;
-		/* a pilot's solves try with a smaller budget: they are many,
-		 * and their values only shape a proposal; so do the parts below
-		 * a count the pilot found negligible (their values hardly
-		 * count: on IMDB without evidence, with the full budget and
-		 * without pilots they took 5x the time of the rest) */
-		g->try_limit = g->try_work + (light &&
-		    g->o.exact_budget > CPILOT_BUDGET ? CPILOT_BUDGET :
-		    g->o.exact_budget);
-		rc = search_solve(g, c, &z);
-		g->mode = saved;
-		if (rc || g->try_failed)
-			g->ga.n = mark0;  /* drawn instead: its counts come then */
-		if (!rc) {
-			int over;
-			if ((rc = smp_track_part(g, t, &ix, &over)) || !over) {
-				*out = z;
-				th_free(t);
-				goto done;
-			}
-			cache_mark_over(g, &key, h);
-			g->try_failed = 1;
-			g->ga.n = mark0;
-		}
-		if (!g->try_failed) {
-			th_free(t);
-			goto done;
-		}
-		g->st.exact_fails++;
-		/* a part this big was too much: try only smaller ones from
-		 * now on (a heuristic: it changes the variance, not the
-		 * expectation) */
-		*cap = fmin(*cap, ix.total);
-		g->try_failed = 0;
-		g->e->status = 0;
-		g->e->msg[0] = 0;
-		rc = 0;
-		if (!light)
-			cache_put(g, &key, h, NAN, SIZE_MAX);
-	}
-	g->cur_h = h;
+	if (sampling && state != 2 &&
+	    ((rc = smp_try(g, t, &ix, &key, h, mark0, &done, out)) || done))
+		goto done;
 	if (power(g, t, &ix, out, &rc))
 		goto store;
 	cls = batch ? first : order_pick(g, t, &ix);
@@ -623,7 +543,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 	else if (batch)
 		rc = smp_batch(g, t, &ix, out);
 	else if (sampling)
-		rc = smp_binomial(g, t, &ix, cls, out);
+		rc = smp_binomial(g, t, &ix, cls, h, out);
 	else {
 		rc = search_binomial(g, t, &ix, cls, out);
 		th_free(t);

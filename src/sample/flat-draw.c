@@ -31,7 +31,7 @@ gpart_chain(struct eng *g, struct gpart *gp, int start, int *auxs,
 	for (int c = 0; c < gp->ncls; c++)
 		if (gp->real[c])
 			gp->x[c] = start == 0 ?
-			    eng_rng_unit(g->rng) < gpart_q1(gp, c) : start == 2;
+			    eng_rng_unit(g->smp->rng) < gpart_q1(gp, c) : start == 2;
 	/* every atom but the auxiliary ones is drawn in the pilot: summing
 	 * out an atom of many clauses costs all of them per neighbour (on
 	 * WebKB's pages, a sweep times the pages) */
@@ -46,7 +46,7 @@ gpart_chain(struct eng *g, struct gpart *gp, int start, int *auxs,
 			if (gp->aux[c] >= 0)
 				continue;
 			p = 1 / (1 + exp(-gpart_logodds(gp, c, auxs)));
-			gp->x[c] = eng_rng_unit(g->rng) < p;
+			gp->x[c] = eng_rng_unit(g->smp->rng) < p;
 			if (sw >= PILOT_BURN)
 				pm[c] += p / (PILOT_SWEEPS - PILOT_BURN);
 		}
@@ -326,7 +326,7 @@ gpart_step(struct eng *g, struct gpart *gp, char *x, double *E, int c,
 		gpart_look(gp, x, E, c, dl);
 	q1 = look && g->o.proposal == ENG_PROP_ADAPTIVE ?
 	    gpart_look_q1(gp, dl) : prop_p1(g, gp->h[c]);
-	x[c] = eng_rng_unit(g->rng) < q1;
+	x[c] = eng_rng_unit(g->smp->rng) < q1;
 	g->st.draws++;
 	if (look)
 		gpart_look_set(gp, E, x[c]);
@@ -399,7 +399,7 @@ gpart_smc(struct eng *g, struct gpart *gp, int k, double *out)
 			lz += mx + log(sum / k);
 			if (left == 0)
 				break;
-			u = eng_rng_unit(g->rng) / k;
+			u = eng_rng_unit(g->smp->rng) / k;
 			for (int j = 0, i = 0; j < k; j++) {
 				acc += exp(gp->plw[j] - mx) / sum;
 				while (i < k && u + (double)i / k < acc)

@@ -361,14 +361,13 @@ mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
  * path through many nodes holds one theory. */
 int
 smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
-    double *out)
+    uint64_t h, double *out)
 {
 	const struct occ *o = &ix->occ[ix->first[cls]];
 	int b = ix->big[cls], key[130], rc;
 	int64_t n = b >= 0 ? t->size[b] : 1, k;
 	double expected = ix->total - ix->atoms[cls], lq, z, val;
 	size_t len = o->len;
-	uint64_t h = g->cur_h;
 	struct prop *p;
 	struct smp_mode saved;
 
@@ -481,4 +480,133 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 	}
 	g->try_limit = limit;
 	return rc;
+}
+
+/* Many ground atoms in t: drawn all at once (smp_batch), from *first;
+ * a few: one by one, each proposal knowing the earlier draws. */
+int
+smp_batch_first(const struct eng *g, const struct index *ix, int *first)
+{
+	return index_count_drawable(g, ix, first) >= BATCH_MIN;
+}
+
+/* A node drawn at once that is too big to try exactly needs no cache
+ * key: a hit is unlikely, and would only lower the variance. */
+int
+smp_keyless(const struct eng *g, const struct index *ix)
+{
+	return g->o.exact_budget == 0 || ix->total >= g->smp->try_cap;
+}
+
+/* What enumerating the values of t's atoms would cost, in the exact
+ * budget's units (a node of n clauses costs 1 + n / 64): 2^atoms such
+ * evaluations of t.  Infinite beyond 30 atoms. */
+double
+enum_units(size_t clauses, int atoms)
+{
+	return atoms > 30 ? INFINITY : ldexp(1 + (double)clauses / 64, atoms);
+}
+
+static double
+enum_cost(const struct eng *g, const struct index *ix, const struct th *t)
+{
+	int first;
+
+	return enum_units(t->c.n, index_count_drawable(g, ix, &first));
+}
+
+/* t small and ground: exact by enumeration, with the marginals of its
+ * tracked atoms (Rao-Blackwellisation).  *done: solved (t freed, as on
+ * an error). */
+int
+smp_enumerate(struct eng *g, struct th *t, const struct index *ix,
+    int *done, double *out)
+{
+	struct gpart *gp;
+	double z;
+
+	*done = 0;
+	if (g->o.exact_budget <= 0 || ix->total != ix->ncls ||
+	    enum_cost(g, ix, t) > (double)g->o.exact_budget)
+		return 0;
+	if (gpart_build(g, t, &gp) < 0) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	if (!gp)
+		return 0;
+	g->st.exact_tries++;
+	g->st.enumerations++;
+	z = gpart_enum(g, gp);
+	gpart_free(gp);
+	th_free(t);
+	if (isnan(z))
+		return err_oom(g->e);
+	*out = z;
+	*done = 1;
+	return 0;
+}
+
+/* Rao-Blackwellisation: t (key, hash h; its counts from mark0 in ga)
+ * solved exactly if that takes at most the exact budget, its tracked
+ * atoms too.  *done: solved (t freed, as on an error).  A part over the
+ * budget lowers the cap on the parts tried from then on (a heuristic:
+ * it changes the variance, not the expectation) and is cached as such. */
+int
+smp_try(struct eng *g, struct th *t, const struct index *ix,
+    const struct ibuf *key, uint64_t h, size_t mark0, int *done,
+    double *out)
+{
+	struct sampler *s = g->smp;
+	int light = g->mode.piloting || g->mode.negl;  /* the pilots' budget */
+	double *cap = g->mode.piloting ? &s->pilot_cap : g->mode.negl ?
+	    &s->negl_cap : &s->try_cap;  /* and their cap, or the others' */
+	struct smp_mode saved = g->mode;
+	struct th *c;
+	double z;
+	int rc, over;
+
+	*done = 0;
+	if (g->o.exact_budget <= 0 || ix->total >= *cap)
+		return 0;
+	if (!(c = th_copy(t))) {
+		th_free(t);
+		return err_oom(g->e);
+	}
+	g->st.exact_tries++;
+	g->mode.trying = 1;
+	g->try_failed = 0;
+	/* a pilot's solves try with a smaller budget: they are many, and
+	 * their values only shape a proposal; so do the parts below a count
+	 * the pilot found negligible (their values hardly count) */
+	g->try_limit = g->try_work + (light &&
+	    g->o.exact_budget > CPILOT_BUDGET ? CPILOT_BUDGET :
+	    g->o.exact_budget);
+	rc = search_solve(g, c, &z);
+	g->mode = saved;
+	if (rc || g->try_failed)
+		g->ga.n = mark0;  /* drawn instead: its counts come then */
+	if (!rc) {
+		if ((rc = smp_track_part(g, t, ix, &over)) || !over) {
+			*out = z;
+			th_free(t);
+			*done = 1;
+			return rc;
+		}
+		cache_mark_over(g, key, h);
+		g->try_failed = 1;
+		g->ga.n = mark0;
+	}
+	if (!g->try_failed) {
+		th_free(t);
+		return rc;
+	}
+	g->st.exact_fails++;
+	*cap = fmin(*cap, ix->total);
+	g->try_failed = 0;
+	g->e->status = 0;
+	g->e->msg[0] = 0;
+	if (!light)
+		cache_put(g, key, h, NAN, SIZE_MAX);
+	return 0;
 }

@@ -26,13 +26,35 @@ eng_proposal_name(int proposal)
 	return proposal >= 0 && proposal < 3 ? names[proposal] : "?";
 }
 
-void
+static void
 prop_free(struct prop *p)
 {
 	free(p->lsum);
 	free(p->cnt);
 	free(p->cdf);
 	free(p->pil);
+}
+
+struct sampler *
+smp_new(void)
+{
+	struct sampler *s = xcalloc(1, sizeof *s);
+
+	if (s)
+		s->try_cap = s->pilot_cap = s->negl_cap = INFINITY;
+	return s;
+}
+
+void
+smp_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->capprops; i++)
+		if (s->props[i].n >= 0)
+			prop_free(&s->props[i]);
+	free(s->props);
+	free(s);
 }
 
 /* The proposal state of node (h, n); NULL when the table is full (the
@@ -43,14 +65,14 @@ prop_get(struct eng *g, uint64_t h, int64_t n)
 	size_t mask, i;
 	struct prop *p;
 
-	if (2 * (g->nprops + 1) > g->capprops) {
-		size_t cap = g->capprops ? 2 * g->capprops : 256;
-		struct prop *np = xmalloc(cap * sizeof *np), *old = g->props;
+	if (2 * (g->smp->nprops + 1) > g->smp->capprops) {
+		size_t cap = g->smp->capprops ? 2 * g->smp->capprops : 256;
+		struct prop *np = xmalloc(cap * sizeof *np), *old = g->smp->props;
 		if (!np)
 			return NULL;
 		for (size_t j = 0; j < cap; j++)
 			np[j].n = -1;
-		for (size_t j = 0; j < g->capprops; j++)
+		for (size_t j = 0; j < g->smp->capprops; j++)
 			if (old[j].n >= 0) {
 				size_t k = (old[j].h ^ (uint64_t)old[j].n) & (cap - 1);
 				while (np[k].n >= 0)
@@ -58,16 +80,16 @@ prop_get(struct eng *g, uint64_t h, int64_t n)
 				np[k] = old[j];
 			}
 		free(old);
-		g->props = np;
-		g->capprops = cap;
+		g->smp->props = np;
+		g->smp->capprops = cap;
 	}
-	mask = g->capprops - 1;
-	for (i = (h ^ (uint64_t)n) & mask; g->props[i].n >= 0; i = (i + 1) & mask)
-		if (g->props[i].h == h && g->props[i].n == n)
-			return &g->props[i];
-	if (g->prop_cells + (size_t)n + 1 > PROP_CELLS)
+	mask = g->smp->capprops - 1;
+	for (i = (h ^ (uint64_t)n) & mask; g->smp->props[i].n >= 0; i = (i + 1) & mask)
+		if (g->smp->props[i].h == h && g->smp->props[i].n == n)
+			return &g->smp->props[i];
+	if (g->smp->prop_cells + (size_t)n + 1 > PROP_CELLS)
 		return NULL;
-	p = &g->props[i];
+	p = &g->smp->props[i];
 	memset(p, 0, sizeof *p);
 	p->lsum = xmalloc(((size_t)n + 1) * sizeof *p->lsum);
 	p->cnt = xcalloc((size_t)n + 1, sizeof *p->cnt);
@@ -83,8 +105,8 @@ prop_get(struct eng *g, uint64_t h, int64_t n)
 	p->n = n;
 	p->lw = p->lwk = p->lw2 = -INFINITY;
 	p->built = -1;
-	g->nprops++;
-	g->prop_cells += (size_t)n + 1;
+	g->smp->nprops++;
+	g->smp->prop_cells += (size_t)n + 1;
 	return p;
 }
 
@@ -174,7 +196,7 @@ int64_t
 prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp, double *lq)
 {
 	struct prop *p = NULL;
-	double u = eng_rng_unit(g->rng);
+	double u = eng_rng_unit(g->smp->rng);
 	int64_t lo = 0, hi = n, v;
 
 	g->st.draws++;

@@ -8,6 +8,18 @@
 #include "sample/sample.h"
 #include "sample/tunables.h"
 
+/* The sampler's state: made by the first eng_sample, kept by the engine
+ * (g->smp_state) for the later ones; g->smp points to it while a sample
+ * is drawn. */
+struct sampler {
+	struct eng_rng *rng;   /* of the sample being drawn */
+	struct prop *props;    /* the proposals, by key hash and n */
+	size_t nprops, capprops, prop_cells;
+	double try_cap;        /* atoms of the smallest part that failed */
+	double pilot_cap;      /* the same in the pilots' solves */
+	double negl_cap;       /* and below negligible counts (negl) */
+};
+
 /* The proposal of one sampled binomial node (key hash and n): what each
  * k gave so far, and the cumulative proposal built from it. */
 struct prop {
@@ -85,22 +97,16 @@ struct gpart {
 	                          no class has one */
 };
 
-/* proposal.c: adaptive proposals */
-void prop_free(struct prop *p);
+/* proposal.c: the sampler's state, adaptive proposals */
+struct sampler *smp_new(void);
 struct prop *prop_get(struct eng *g, uint64_t h, int64_t n);
 int64_t prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp, double *lq);
 double prop_p1(struct eng *g, uint64_t h);
 void prop_update(struct prop *p, int64_t k, double val, double lq);
 
-/* node.c: sampled nodes of the search */
-int smp_power(struct eng *g, struct th *t, int64_t n, double expected,
-    double *out);
+/* node.c: sampled nodes of the search (and the hooks in lifted-int.h) */
 uint64_t prop_atom_key(uint64_t h);
-int smp_batch(struct eng *g, struct th *t, struct index *ix, double *out);
-int smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
-    double *out);
-int smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
-    int *over);
+double enum_units(size_t clauses, int atoms);
 
 /* flat.c: flat ground parts */
 void gpart_free(struct gpart *gp);

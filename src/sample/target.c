@@ -466,6 +466,9 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 	int rc = 0;
 
 	g->e = e;
+	if (!g->smp_state && !(g->smp_state = smp_new()))
+		return err_oom(e);
+	g->smp_state->rng = r;
 	if (tg->konst == -INFINITY) {
 		*log_w = -INFINITY;
 		return 0;
@@ -515,9 +518,9 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 		if (p->gp) {
 			g->ntrk_log = 0;
 			g->ga.n = 0;
-			g->rng = r;
+			g->smp = g->smp_state;
 			rc = gpart_draw(g, p->gp, &z);
-			g->rng = NULL;
+			g->smp = NULL;
 			if (rc < 0 || g->ga.oom)
 				return err_oom(e);
 			tg->lw[k] = z;
@@ -529,7 +532,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 			return err_oom(e);
 		g->ntrk_log = 0;
 		g->ga.n = 0;
-		g->rng = r;
+		g->smp = g->smp_state;
 		solved = g->st.exact_tries - g->st.exact_fails;
 		rc = search_solve(g, t, &z);
 		/* the first sample: flat from now on unless the search solved
@@ -538,7 +541,7 @@ eng_sample(struct eng *g, struct eng_target *tg, struct eng_rng *r,
 		if (!p->gp_tried)
 			p->gp_tried = g->st.exact_tries - g->st.exact_fails > solved ?
 			    3 : 1;
-		g->rng = NULL;
+		g->smp = NULL;
 		g->mode.trying = 0;
 		if (rc)
 			return rc;
