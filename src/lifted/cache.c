@@ -194,7 +194,7 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 	struct centry *c;
 	size_t ne = from < g->ga.n ? g->ga.n - from : 0;
 
-	if (g->cache_ints + key->n + 3 * ne > ((size_t)64 << 20))
+	if (g->cache_ints + key->n + 3 * ne > CACHE_INTS)
 		return;
 	if (2 * (g->ncache + 1) > g->capcache) {
 		size_t cap = g->capcache ? 2 * g->capcache : 1024;

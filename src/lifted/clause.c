@@ -253,7 +253,7 @@ double
 cl_count(const struct cl *c, const int64_t *size)
 {
 	double r = 1;
-	int vs[64], cls[64];
+	int vs[MAX_VARS], cls[MAX_VARS];
 
 	for (int v = 0; v < c->nvars && r > 0; v++) {
 		int b = c->blk[v], m = 0, first = 1;
@@ -267,7 +267,7 @@ cl_count(const struct cl *c, const int64_t *size)
 				continue;
 			for (int i = 0; i < c->nneq && !has; i++)
 				has = c->neq[i][0] == u || c->neq[i][1] == u;
-			if (has && m < 64)
+			if (has && m < MAX_VARS)
 				vs[m++] = u;
 			else
 				r *= (double)size[b];
@@ -321,7 +321,7 @@ double
 lit_atoms(const struct eng *g, const struct cl *c, const struct lit *l,
     const int64_t *size)
 {
-	int a = arity(g, l->pred), per[64], nper = 0, cnt[64];
+	int a = arity(g, l->pred), per[MAX_VARS], nper = 0, cnt[MAX_VARS];
 	const int *x = c->arg + l->off;
 	double r = 1;
 

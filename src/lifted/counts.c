@@ -103,7 +103,7 @@ void
 track_set(struct eng *g, const struct th *t, const int *key, size_t len,
     double v)
 {
-	int slot, buf[130];
+	int slot, buf[KEY_BUF];
 
 	if (g->npath && g->smp && !g->mode.trying && !g->mode.piloting &&
 	    (slot = amap_eval(&g->trk, th_gkey(t, key, len, buf), len)) >= 0)

@@ -10,7 +10,7 @@
 struct conv {
 	const struct ct_clause *c;
 	const struct si_tuple *tu;
-	int nreps, rep[64], ri[64], choice[64];
+	int nreps, rep[MAX_VARS], ri[MAX_VARS], choice[MAX_VARS];
 };
 
 static int
@@ -99,7 +99,7 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		const struct ct_clause *c = &ct->clauses.v[i];
 		for (size_t k = 0; k < c->cons.v.n; k++) {
 			struct conv cv = { c, c->cons.v.v[k], 0, { 0 }, { 0 }, { 0 } };
-			if (c->nvars > 64) {
+			if (c->nvars > MAX_VARS) {
 				eng_free(g);
 				return err_set(e, SQLIFT_ELIMIT, "a clause with %d "
 				    "variables", c->nvars);
@@ -166,6 +166,7 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 {
 	struct th *t;
 	double z;
+	int rc;
 
 	g->e = e;
 	g->ga.n = 0;           /* counts are eng_sample's */
@@ -178,8 +179,8 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 		    "contradict the evidence");
 	if (!(t = th_copy(g->top)))
 		return err_oom(e);
-	if (search_solve(g, t, &z))
-		return e->status;
+	if ((rc = search_solve(g, t, &z)))
+		return rc;
 	if (z == -INFINITY)
 		return err_set(e, SQLIFT_EZERO, "Z = 0: the hard formulas "
 		    "contradict each other or the evidence");
@@ -342,7 +343,7 @@ cond_theory(struct eng *g, int pred, const int *block, const int *eq,
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	struct th *t;
-	int key[130], nb[64], rc;
+	int key[KEY_BUF], nb[MAX_VARS], rc;
 	size_t len = top_key(g, pred, block, eq, key);
 	struct asg as = { 1, { key }, { len }, { 1 } };
 	struct index ix;
@@ -446,8 +447,8 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 			z[v] = -INFINITY;
 			continue;
 		}
-		if (search_solve(g, t, &s))
-			return e->status;
+		if ((rc = search_solve(g, t, &s)))
+			return rc;
 		z[v] = konst + s;
 	}
 	if (z[0] == -INFINITY)

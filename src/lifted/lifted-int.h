@@ -6,7 +6,8 @@
  * otherwise: 0 on success; a fallible allocation returns -1 (then the
  * caller reports err_oom); a search function (search_*, smp_*) returns
  * the status it set in g->e (SQLIFT_ENOMEM, SQLIFT_ELIMIT), with g->e
- * holding the message.  "Takes t": the function frees theory t, on
+ * holding the message, or ENG_OVER_BUDGET (g->e untouched) while it
+ * tries a part exactly.  "Takes t": the function frees theory t, on
  * every path. */
 #ifndef SQLIFT_LIFTED_INT_H
 #define SQLIFT_LIFTED_INT_H
@@ -16,6 +17,25 @@
 
 #include "lifted/engine.h"
 #include "sqlift.h"
+
+/* A search function's return while g->mode.trying: the part went over
+ * the exact budget.  Not a status: the try that set the budget
+ * (smp_try, smp_track_part) takes it and draws the part instead. */
+#define ENG_OVER_BUDGET 256
+
+/* At most MAX_VARS variables in a clause (theory.c refuses more),
+ * arguments of a predicate and literals of a clause: arrays per
+ * variable, argument or literal have this size. */
+#define MAX_VARS 64
+/* A class key (lit_key): the predicate, then per argument its block and
+ * its first equal argument; KEY_BUF ints hold any key. */
+#define KEY_LEN (1 + 2 * MAX_VARS)
+#define KEY_BUF (KEY_LEN + 1)
+/* The exact budget's unit: a node of n clauses costs 1 + n /
+ * BUDGET_CLAUSES. */
+#define BUDGET_CLAUSES 64
+/* Ints the cache's keys and counts may take in all. */
+#define CACHE_INTS ((size_t)64 << 20)
 
 #define LOG2 0.69314718055994530942
 
@@ -146,14 +166,13 @@ struct eng {
 	 * drawn, NULL while the search is exact; smp_state owns it */
 	struct sampler *smp, *smp_state;
 	struct smp_mode mode;
-	int try_failed;
 	double mem_cap;        /* max_memory, resolved; 0: no limit */
 	int64_t try_limit, try_work;
 	int64_t pilot_nodes;   /* nodes visited in pilots' solves */
 	const struct amap *amap;   /* extra assignment of the simplification */
 	/* ground atoms whose expectation each sample records (eng_track) */
 	struct amap trk;       /* key -> slot (in truth) */
-	int *trk_keys;         /* the keys, 2 * 64 + 1 ints per slot */
+	int *trk_keys;         /* the keys, KEY_LEN ints per slot */
 	struct ibuf *reps;     /* per block of the theory: the blocks of its
 	                          constants that stand for classes */
 	int nreps;

@@ -103,6 +103,7 @@ search_child(struct eng *g, struct th *child, const struct asg *as,
 {
 	struct index ix;
 	double konst, z, assigned;
+	int rc;
 
 	if (simplify(g, child, as, &konst, &assigned) < 0) {
 		th_free(child);
@@ -120,11 +121,10 @@ search_child(struct eng *g, struct th *child, const struct asg *as,
 	konst += (expected - assigned - ix.total) * g->sr->free_atom;
 	index_free(&ix);
 	g->depth++;
-	if (search_solve(g, child, &z)) {
-		g->depth--;
-		return g->e->status;
-	}
+	rc = search_solve(g, child, &z);
 	g->depth--;
+	if (rc)
+		return rc;
 	*out = konst + z;
 	return 0;
 }
@@ -161,10 +161,8 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 		double z;
 		struct th *p = parts[k];
 		parts[k] = NULL;
-		if (search_solve(g, p, &z)) {
-			*rc = g->e->status;
+		if ((*rc = search_solve(g, p, &z)))
 			break;
-		}
 		sum += z;
 	}
 	*out = sum;
@@ -192,7 +190,7 @@ power_rec(const struct eng *g, const struct th *t, const struct index *ix,
 		return 1;
 	c = t->c.v[i];
 	for (int v = 0; v < c->nvars; v++) {
-		int ok = c->blk[v] == b, set[64], nset = 0;
+		int ok = c->blk[v] == b, set[MAX_VARS], nset = 0;
 		for (int u = 0; u < c->nvars && ok; u++)
 			if (u != v && c->blk[u] == b && !cl_has_neq(c, u, v))
 				ok = 0;
@@ -206,7 +204,7 @@ power_rec(const struct eng *g, const struct th *t, const struct index *ix,
 				ok = 0;
 			else if (cpos[cls] < 0) {
 				cpos[cls] = pos;
-				if (nset < 64)
+				if (nset < MAX_VARS)
 					set[nset++] = cls;
 				else
 					ok = 0;
@@ -296,7 +294,7 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
     double *out)
 {
 	const struct occ *o = &ix->occ[ix->first[cls]];
-	int b = ix->big[cls], nb = -1, kt[130], kf[130], rc = 0;
+	int b = ix->big[cls], nb = -1, kt[KEY_BUF], kf[KEY_BUF], rc = 0;
 	int64_t n = b >= 0 ? t->size[b] : 1;
 	double expected = ix->total - ix->atoms[cls], *terms;
 	struct asg as = { 2, { kt, kf }, { o->len, o->len }, { 1, 0 } };
@@ -404,12 +402,10 @@ limits(struct eng *g, const struct th *t)
 	if (g->mode.piloting)
 		g->pilot_nodes++;
 	/* an exact attempt pays for the size of the theories it visits: a
-	 * node of n clauses costs 1 + n / 64 of the budget */
-	g->try_work += 1 + (int64_t)t->c.n / 64;
-	if (g->mode.trying && g->try_work > g->try_limit) {
-		g->try_failed = 1;
-		return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
-	}
+	 * node of n clauses costs 1 + n / BUDGET_CLAUSES of the budget */
+	g->try_work += 1 + (int64_t)t->c.n / BUDGET_CLAUSES;
+	if (g->mode.trying && g->try_work > g->try_limit)
+		return ENG_OVER_BUDGET;
 	if (g->o.max_nodes > 0 && g->st.nodes > g->o.max_nodes)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
@@ -475,9 +471,8 @@ cache_lookup(struct eng *g, struct th *t, const struct index *ix,
 			cache_mark_over(g, key, *h);
 		if (g->mode.trying) {
 			th_free(t);
-			g->try_failed = 1;
 			*state = 1;
-			return err_set(g->e, SQLIFT_ELIMIT, "over the exact budget");
+			return ENG_OVER_BUDGET;
 		}
 		*state = 2;
 	}

@@ -118,7 +118,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
     const struct units *u, double *konst)
 {
 	size_t keep = 0;
-	int key[130];
+	int key[KEY_BUF];
 
 	*konst = 0;
 	if (th_normalise(g, t) < 0)
@@ -126,7 +126,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 	for (size_t i = 0; i < t->c.n; i++) {
 		struct cl *c = t->c.v[i], *d;
 		double cnt = cl_count(c, t->size);
-		int sat = 0, nk = 0, kept[64], nargs = 0, changed = 0;
+		int sat = 0, nk = 0, kept[MAX_VARS], nargs = 0, changed = 0;
 		for (int k = 0; k < c->nlits && !sat; k++) {
 			const struct lit *l = &c->lit[k];
 			size_t kl = lit_key(g, c, l, key);
@@ -151,7 +151,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				changed = 1;
 				continue;
 			}
-			if (nk == 64)
+			if (nk == MAX_VARS)
 				goto fail;
 			kept[nk++] = k;
 			nargs += arity(g, l->pred);
@@ -194,12 +194,12 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 		/* variables in no literal whose inequality partners are pairwise
 		 * distinct have the same number of values in every grounding */
 		for (int v = c->nvars - 1; v >= 0; v--) {
-			int used = 0, nb[64], deg = 0, clique = 1;
+			int used = 0, nb[MAX_VARS], deg = 0, clique = 1;
 			for (int a = 0; a < c->nargs && !used; a++)
 				used = c->arg[a] == v;
 			if (used)
 				continue;
-			for (int j = 0; j < c->nneq && deg < 64; j++)
+			for (int j = 0; j < c->nneq && deg < MAX_VARS; j++)
 				if (c->neq[j][0] == v || c->neq[j][1] == v)
 					nb[deg++] = c->neq[j][0] ^ c->neq[j][1] ^ v;
 			for (int a = 0; a < deg && clique; a++)
@@ -235,7 +235,7 @@ simplify_keep(struct eng *g, struct th *t, const struct asg *as,
     double *konst, double *assigned, struct units *keep)
 {
 	struct units u = { 0 };
-	int key[130];
+	int key[KEY_BUF];
 
 	*konst = 0;
 	*assigned = 0;

@@ -226,7 +226,7 @@ gpart_build(struct eng *g, const struct th *t, struct gpart **out)
 	kl = 0;
 	for (int c = 0; c < ix.ncls; c++) {
 		const struct occ *o = &ix.occ[ix.first[c]];
-		int gk[130];
+		int gk[KEY_BUF];
 		/* in the top theory's numbering: tracking and proposals */
 		memcpy(gp->keybuf + kl, th_gkey(t, o->key, o->len, gk),
 		    o->len * sizeof *o->key);

@@ -75,7 +75,7 @@ smp_batch(struct eng *g, struct th *t, struct index *ix, double *out)
 	struct index ix2;
 	double lq = 0, expected = ix->total, konst, assigned, z;
 	size_t na = 0;
-	int gk[130], rc = 0;
+	int gk[KEY_BUF], rc = 0;
 
 	for (int c = 0; c < ix->ncls; c++)
 		na += index_drawable(g, ix, c);
@@ -157,7 +157,7 @@ static int
 count_child(struct eng *g, struct th *t, const int *key, size_t len, int b,
     int64_t k, double expected, double *z)
 {
-	int kt[130], kf[130], nb;
+	int kt[KEY_BUF], kf[KEY_BUF], nb;
 	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
 
 	if (b < 0) {
@@ -364,7 +364,7 @@ smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
     uint64_t h, double *out)
 {
 	const struct occ *o = &ix->occ[ix->first[cls]];
-	int b = ix->big[cls], key[130], rc;
+	int b = ix->big[cls], key[KEY_BUF], rc;
 	int64_t n = b >= 0 ? t->size[b] : 1, k;
 	double expected = ix->total - ix->atoms[cls], lq, z, val;
 	size_t len = o->len;
@@ -448,7 +448,7 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 	    INT64_MAX;
 	for (int c = 0; c < ix->ncls && !rc && !*over; c++) {
 		const struct occ *o = &ix->occ[ix->first[c]];
-		int slot, kt[130], gk[130];
+		int slot, kt[KEY_BUF], gk[KEY_BUF];
 		struct asg as = { 1, { kt }, { o->len }, { 1 } };
 		double z[2];
 		if (ix->slots[c] != 0 ||
@@ -457,7 +457,6 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 			continue;
 		memcpy(kt, o->key, o->len * sizeof *kt);
 		g->mode.trying = 1;
-		g->try_failed = 0;
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct th *d = th_copy(t);
 			as.truth[0] = !v;
@@ -467,10 +466,7 @@ smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
 				rc = search_child(g, d, &as, ix->total - ix->atoms[c], &z[v]);
 		}
 		g->mode = saved;
-		if (rc && g->try_failed) {
-			g->try_failed = 0;
-			g->e->status = 0;
-			g->e->msg[0] = 0;
+		if (rc == ENG_OVER_BUDGET) {
 			rc = 0;
 			*over = 1;
 		} else if (!rc)
@@ -499,12 +495,13 @@ smp_keyless(const struct eng *g, const struct index *ix)
 }
 
 /* What enumerating the values of t's atoms would cost, in the exact
- * budget's units (a node of n clauses costs 1 + n / 64): 2^atoms such
+ * budget's units (a node of n clauses costs 1 + n / BUDGET_CLAUSES): 2^atoms such
  * evaluations of t.  Infinite beyond 30 atoms. */
 double
 enum_units(size_t clauses, int atoms)
 {
-	return atoms > 30 ? INFINITY : ldexp(1 + (double)clauses / 64, atoms);
+	return atoms > 30 ? INFINITY :
+	    ldexp(1 + (double)clauses / BUDGET_CLAUSES, atoms);
 }
 
 static double
@@ -575,7 +572,6 @@ smp_try(struct eng *g, struct th *t, const struct index *ix,
 	}
 	g->st.exact_tries++;
 	g->mode.trying = 1;
-	g->try_failed = 0;
 	/* a pilot's solves try with a smaller budget: they are many, and
 	 * their values only shape a proposal; so do the parts below a count
 	 * the pilot found negligible (their values hardly count) */
@@ -584,9 +580,9 @@ smp_try(struct eng *g, struct th *t, const struct index *ix,
 	    g->o.exact_budget);
 	rc = search_solve(g, c, &z);
 	g->mode = saved;
-	if (rc || g->try_failed)
+	if (rc)
 		g->ga.n = mark0;  /* drawn instead: its counts come then */
-	if (!rc) {
+	else {
 		if ((rc = smp_track_part(g, t, ix, &over)) || !over) {
 			*out = z;
 			th_free(t);
@@ -594,18 +590,15 @@ smp_try(struct eng *g, struct th *t, const struct index *ix,
 			return rc;
 		}
 		cache_mark_over(g, key, h);
-		g->try_failed = 1;
+		rc = ENG_OVER_BUDGET;
 		g->ga.n = mark0;
 	}
-	if (!g->try_failed) {
+	if (rc != ENG_OVER_BUDGET) {
 		th_free(t);
 		return rc;
 	}
 	g->st.exact_fails++;
 	*cap = fmin(*cap, ix->total);
-	g->try_failed = 0;
-	g->e->status = 0;
-	g->e->msg[0] = 0;
 	if (!light)
 		cache_put(g, key, h, NAN, SIZE_MAX);
 	return 0;

@@ -75,7 +75,7 @@ slot_room(struct eng *g)
 	/* grow: rehash from the key list */
 	cap = g->trk.cap ? 2 * g->trk.cap : 64;
 	v = xcalloc(cap, sizeof *v);
-	keys = xrealloc(g->trk_keys, cap / 2 * 129 * sizeof *keys);
+	keys = xrealloc(g->trk_keys, cap / 2 * KEY_LEN * sizeof *keys);
 	tv = xrealloc(g->trk_v, cap / 2 * sizeof *tv);
 	if (keys)
 		g->trk_keys = keys;
@@ -89,7 +89,7 @@ slot_room(struct eng *g)
 	g->trk.v = v;
 	g->trk.cap = cap;
 	for (int k = 0; k < g->ntrk; k++) {
-		const int *kk = g->trk_keys + (size_t)k * 129;
+		const int *kk = g->trk_keys + (size_t)k * KEY_LEN;
 		size_t kl;
 		if (kk[0] < 0)
 			continue;          /* a count's */
@@ -116,7 +116,7 @@ slot_parts(struct eng *g, struct eng_target *tg)
 			return -1;
 		for (int c = 0; c < ix.ncls; c++) {
 			const struct occ *o = &ix.occ[ix.first[c]];
-			int gk[130], slot = amap_eval(&g->trk, th_gkey(tg->part[k].t,
+			int gk[KEY_BUF], slot = amap_eval(&g->trk, th_gkey(tg->part[k].t,
 			    o->key, o->len, gk), o->len);
 			if (slot >= 0)
 				tg->slot_part[slot] = (int)k;
@@ -177,7 +177,7 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	size_t len = 1 + 2 * (size_t)p->arity;
-	int *key, nb[64], split = 0;
+	int *key, nb[MAX_VARS], split = 0;
 
 	*slot = -1;
 	/* A class of several atoms: one atom stands for it, its constants
@@ -219,7 +219,7 @@ eng_track(struct eng *g, int pred, const int *block, const int *eq,
 	}
 	if (slot_room(g) < 0)
 		return err_oom(e);
-	key = g->trk_keys + (size_t)g->ntrk * 129;
+	key = g->trk_keys + (size_t)g->ntrk * KEY_LEN;
 	key[0] = pred;
 	for (int a = 0; a < p->arity; a++) {
 		key[1 + 2 * a] = nb[a];
@@ -259,7 +259,7 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	size_t len = 1 + 2 * (size_t)p->arity;
-	int key[130], var[64], blk[64], nv = 0, nneq = 0, cls = -1;
+	int key[KEY_BUF], var[MAX_VARS], blk[MAX_VARS], nv = 0, nneq = 0, cls = -1;
 	struct index ix;
 	struct cl *c;
 	double atoms = 0;
@@ -276,8 +276,8 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 		return eng_track(g, pred, block, eq, slot, e);
 	/* a new slot, unless the class has one */
 	for (int k = 0; k < g->ntrk; k++)
-		if (g->trk_keys[(size_t)k * 129] == -1 - pred &&
-		    !memcmp(g->trk_keys + (size_t)k * 129 + 1, key + 1,
+		if (g->trk_keys[(size_t)k * KEY_LEN] == -1 - pred &&
+		    !memcmp(g->trk_keys + (size_t)k * KEY_LEN + 1, key + 1,
 		    (len - 1) * sizeof *key)) {
 			*slot = k;
 			*counted = 1;
@@ -296,8 +296,8 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 	index_free(&ix);
 	*counted = 1;
 	/* the slot; trk_keys has -1 - pred, so that it is no path's key */
-	memcpy(g->trk_keys + (size_t)g->ntrk * 129, key, len * sizeof *key);
-	g->trk_keys[(size_t)g->ntrk * 129] = -1 - pred;
+	memcpy(g->trk_keys + (size_t)g->ntrk * KEY_LEN, key, len * sizeof *key);
+	g->trk_keys[(size_t)g->ntrk * KEY_LEN] = -1 - pred;
 	*slot = g->ntrk++;
 	if (cls < 0)
 		return 0;      /* in no clause: 1/2, as eng_sample leaves it */
@@ -353,7 +353,7 @@ eng_known(struct eng *g, int pred, const int *block, const int *eq,
     size_t *size, int *comp, int *ground, double *prob)
 {
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
-	int key[130], rc;
+	int key[KEY_BUF], rc;
 	size_t len = top_key(g, pred, block, eq, key);
 
 	*size = 0;
