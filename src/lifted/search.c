@@ -435,7 +435,7 @@ limits(struct eng *g, const struct th *t)
 }
 
 /* The cache's answer for t, if it has one (*state 1: *out set, t
- * freed); *key and *h get t's key.  *state 2: t is known to be over the
+ * freed, as on an error); *key and *h get t's key.  *state 2: t is known to be over the
  * exact budget (or its tracked atoms are) and must be drawn.  A cached
  * value counts while sampling only when the tracked atoms of t are
  * solved too (smp_track_part). */
@@ -447,8 +447,11 @@ cache_lookup(struct eng *g, struct th *t, const struct index *ix,
 	int rc = 0;
 
 	*state = 0;
-	if (cache_key(g, t, key) < 0)
+	if (cache_key(g, t, key) < 0) {
+		th_free(t);
+		*state = 1;
 		return err_oom(g->e);
+	}
 	*h = key_hash(key->v, key->n);
 	if ((c = cache_find(g, key, *h)) && c->key) {
 		int over = 0;
