@@ -451,9 +451,8 @@ int_cmp(const void *a, const void *b)
  * (from th_components()), and frees t; -1 out of memory (parts then hold
  * what was moved).  Each part keeps only the blocks its clauses use,
  * renumbered in their order (see struct th), so that the search below
- * costs what the part has and not what the whole theory had: on Cora a
- * node that splits into thousands of parts would otherwise copy its
- * ~15k blocks for each. */
+ * costs what the part has and not what the whole theory had
+ * (docs/internals/lis.md, "Search costs"). */
 int
 th_distribute(struct th *t, const int *comp, int nc, struct th **parts)
 {

@@ -16,8 +16,8 @@ occ_cmp(const void *a, const void *b)
 	return memcmp(x->key, y->key, x->len * sizeof *x->key);
 }
 
-/* fnv1a byte by byte over the cache keys was a tenth of the sampler's
- * time on IMDB with workedUnder queried. */
+/* A word-at-a-time mix: byte-wise fnv1a was too slow for the cache's
+ * keys (docs/internals/lis.md, "Search costs"). */
 uint64_t
 key_hash(const int *v, size_t n)
 {
@@ -39,10 +39,10 @@ occ_same(const struct occ *x, const struct occ *y)
 	return 1;
 }
 
-/* Sorts ix->occ by key as a stable sort would (qsort was most of the
- * sampler's time on IMDB with workedUnder queried: thousands of
- * occurrences of a few dozen classes): the classes found by hashing,
- * their keys sorted, the occurrences placed by class in their order. */
+/* Sorts ix->occ by key as a stable sort would, without qsort over every
+ * occurrence (many occurrences, few classes: docs/internals/lis.md,
+ * "Search costs"): the classes found by hashing, their keys sorted, the
+ * occurrences placed by class in their order. */
 static int
 occ_sort(struct index *ix)
 {

@@ -417,9 +417,8 @@ limits(struct eng *g, const struct th *t)
 		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
 	/* Stop before the kernel kills the process: every level of the
 	 * search holds its theory, and where a theory does not lift they
-	 * are large (UW-CSE with its EXIST formulas: about 100 MB a node,
-	 * and explain's plan reached 24 GB).  A large node is checked
-	 * every time, small ones every 1024 nodes. */
+	 * are large (docs/internals/lis.md, "Search costs").  A large node
+	 * is checked every time, small ones every 1024 nodes. */
 	if (g->mem_cap > 0 && (t->c.n >= 4096 || (g->st.nodes & 1023) == 0)) {
 		double m = mem_resident();
 		if (m > g->mem_cap)

@@ -33,8 +33,7 @@ gpart_chain(struct eng *g, struct gpart *gp, int start, int *auxs,
 			gp->x[c] = start == 0 ?
 			    eng_rng_unit(g->smp->rng) < gpart_q1(gp, c) : start == 2;
 	/* every atom but the auxiliary ones is drawn in the pilot: summing
-	 * out an atom of many clauses costs all of them per neighbour (on
-	 * WebKB's pages, a sweep times the pages) */
+	 * out an atom of many clauses costs all of them per neighbour */
 	for (int c = 0; c < gp->ncls; c++)
 		if (gp->real[c]) {
 			save[c] = gp->aux[c];
@@ -62,12 +61,10 @@ gpart_chain(struct eng *g, struct gpart *gp, int start, int *auxs,
  * true, and of their marginals the ones whose look-ahead proposal gives
  * the largest median log weight over PILOT_TRIALS sequences, the first
  * chain's unless another's is larger by PILOT_MARGIN.  One chain stays
- * in the mode it starts near (friends-and-smokers, 100 people: log Z 20
- * nats low with a stderr of 0.005); the mode with the larger Z gives the
+ * in the mode it starts near; the mode with the larger Z gives the
  * larger weights.  The median and the margin keep a proposal that drew
- * one lucky weight from winning: picked by the mean, the heavier-tailed
- * of equal proposals won, and two of check_lis's cases covered exact
- * log Z in 88 and 89 of 100 runs.  A part that draws fewer than
+ * one lucky weight from winning (docs/internals/lis.md, "Flat parts").
+ * A part that draws fewer than
  * PILOT_STARTS_MIN atoms has one chain: there the other two and the
  * trials cost more than the samples.  The trials are dropped and the
  * proposal is fixed afterwards, so the weights stay unbiased.  Sets
@@ -126,9 +123,9 @@ done:
  * target with c at each value is the sequential proposal, and the
  * target's ratio from one atom to the next is a particle's incremental
  * weight (gpart_smc).  Summed-out atoms count with what is drawn of
- * their clauses: on WebKB each Course page is summed out over every
- * Faculty page, and a target that took it in only at the last Faculty
- * page (its last clause) gave the particles nothing to go by. */
+ * their clauses at every step, not only after their last clause: else
+ * the particles have nothing to go by until then (docs/internals/lis.md,
+ * "Flat parts"). */
 
 /* log(e^a + e^b), b's share dropped when it is below e^-40 of a's
  * (below a double's precision): most summed-out atoms are all but
@@ -298,9 +295,9 @@ gpart_look_set(const struct gpart *gp, double *E, int v)
 }
 
 /* The sequential proposal's chance of true from gpart_look's dl, with a
- * uniform share of PROP_EPS over all the part's draws: PROP_EPS on each
- * of WebKB's 272 pages made a sequence draw about 7 pages against their
- * conditional (each e^-80 as likely), an ESS of 1 in 1000. */
+ * uniform share of PROP_EPS over all the part's draws, not on each draw:
+ * that would draw many atoms of a large part against their conditional
+ * (docs/internals/lis.md, "Flat parts"). */
 static double
 gpart_look_q1(const struct gpart *gp, const double dl[2])
 {
@@ -493,8 +490,7 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 			gpart_track(g, gp, c, gpart_sum_p1(gp, gp->aux[c]));
 	/* the Bernoulli tables learn from the weights only where they are
 	 * used: with the pilot's marginals they are not, and other targets'
-	 * searches share them (a target conditioned on one atom taught Z's
-	 * search a proposal that was 0.15 nats off at 1000 samples) */
+	 * searches share them (docs/internals/lis.md, "Flat parts") */
 	for (int c = 0; c < gp->ncls && *out > -INFINITY && !gp->pm; c++) {
 		struct prop *p;
 		if (gp->aux[c] >= 0 || g->o.proposal == ENG_PROP_UNIFORM ||
@@ -510,10 +506,9 @@ gpart_sample(struct eng *g, struct gpart *gp, double *out)
 }
 
 /* One draw of a flat part: particles (gpart_smc) where --particles asks
- * for them, else one sequence (gpart_sample).  With the look-ahead
- * proposal one sequence is the better buy on WebKB (272 pages: ESS 1171
- * of 1200 samples in 10 s, against 33 of 33 with 16 particles) and on
- * friends-and-smokers; particles still help Cora's parts. */
+ * for them, else one sequence (gpart_sample), which with the look-ahead
+ * proposal is mostly the better buy (docs/internals/lis.md, "Flat
+ * parts"). */
 int
 gpart_draw(struct eng *g, struct gpart *gp, double *out)
 {

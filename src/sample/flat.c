@@ -83,8 +83,7 @@ gpart_occ(struct gpart *gp)
  * greedily (fewest clauses first) every other atom that shares no
  * clause with one already picked.  Given the drawn atoms, each of them
  * is then alone in what is left of its clauses, so summing it out is
- * exact (Rao-Blackwellisation): on WebKB's pages, where only Course
- * and Faculty atoms meet in a clause, all the Course atoms. */
+ * exact (Rao-Blackwellisation). */
 static int
 gpart_summed(struct gpart *gp)
 {
@@ -312,8 +311,8 @@ gpart_nearly(struct eng *g, const struct th *t, struct gpart **out)
 		int split = u->size[b] > 1;
 		while (u->size[b] > 1 && rc == 0)
 			rc = th_split_one(u, b) < 0 ? -1 : 0;
-		/* after a split (and once in any case): a pass over every
-		 * clause per block cost WebKB's 272 pages 1.4 s */
+		/* after a split (and once in any case), not per block: a
+		 * pass over every clause per block is quadratic */
 		if (rc == 0 && (split || b == nb - 1) && th_normalise(g, u) < 0)
 			rc = -1;
 	}
@@ -426,8 +425,8 @@ gpart_track(struct eng *g, const struct gpart *gp, int c, double v)
 
 /* An exact alternative to drawing a small ground part: every value of
  * its atoms enumerated, which gives log Z and each atom's marginal in
- * one pass (the search would need two exact searches per tracked atom;
- * on Cora's parts of 8 atoms that took 50 ms against 1 ms). */
+ * one pass (the search would need two exact searches per tracked
+ * atom). */
 double
 gpart_enum(struct eng *g, struct gpart *gp)
 {

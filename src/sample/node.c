@@ -184,16 +184,13 @@ count_child(struct eng *g, struct th *t, const int *key, size_t len, int b,
  * (one sample each, below it nothing piloted or tracked) at a grid of
  * counts and then at the midpoints of the intervals that may hold the
  * most of C(n,k) Z(k), and log C(n,k) Z(k) is interpolated linearly
- * between the counts solved.  The adaptive proposal alone starts from a
- * binomial and moves to the mode it finds: on friends-and-smokers, whose
- * C(n,k) Z(k) has its modes at both ends 200 nats above the middle, it
- * settled in the lower one (20 nats, with a stderr of 0.02).  Each
- * count's child is solved with the nodes below drawn and, if they drew
- * anything, with all of them at k = 0 and at k = n (g->mode.policy), keeping
- * the largest: on IMDB without evidence the mode has every movie and
- * workedUnder atom true, which no node's draws find while the nodes
- * below it draw half their atoms true (the draws found one 20,000 nats
- * lower).  The solves have a smaller exact budget, their own try_cap,
+ * between the counts solved: the adaptive proposal alone moves to the
+ * first mode it finds, and C(n,k) Z(k) can have several.  Each count's
+ * child is solved with the nodes below drawn and, if they drew anything,
+ * with all of them at k = 0 and at k = n (g->mode.policy), keeping the
+ * largest: a mode where all or none of several classes' atoms are true
+ * together is out of the draws' reach (docs/internals/lis.md, "Count
+ * pilots").  The solves have a smaller exact budget, their own try_cap,
  * and teach no proposal.  *pil gets the normalised proposal (NULL if
  * every count had weight 0). */
 static int
@@ -241,10 +238,8 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
 			break;
 		nsolved++;
 		/* the child once with every node below drawn and, if it
-		 * drew anything, with every node below at k = 0 and at k = n:
-		 * a mode where all or none of several classes' atoms are
-		 * true together (IMDB without evidence: every movie atom and
-		 * every workedUnder atom) is out of the draws' reach */
+		 * drew anything, with every node below at k = 0 and at k = n
+		 * (see above) */
 		for (int pol = 0; k >= 0 && pol < 3 && !rc; pol++) {
 			struct th *c = th_copy(t);
 			int64_t d0 = g->st.draws;
@@ -296,10 +291,8 @@ count_pilot(struct eng *g, const struct th *t, const int *key, size_t len,
  * is the whole sum.  Drawing k alone gives C(n,m) Z(m) / Q(m) at the
  * mode: a target all at m then looks exact, one sample as good as a
  * thousand, until a draw off the mode brings in the near-zero weight
- * that the Q(m) < 1 was paying for (IMDB without evidence, with a
- * uniform share of 0.5%: 30 samples 0.019 nats high, stderr 0.00005; with
- * 0.5% it also covered the 12 smokers in 85 runs of 100, so the share
- * stays 5%).  Costs a second solve when
+ * that the Q(m) < 1 was paying for (docs/internals/lis.md, "Mode
+ * splits").  Costs a second solve when
  * k is not m (at most 1 - MODE_SPLIT of the visits); where the pilot puts
  * k NEGL_NATS below m, that solve is light (g->mode.negl).  Not with atoms
  * tracked by path (eng_track): their expectations follow one path;
@@ -427,10 +420,9 @@ smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
  * each tracked atom in it gets its exact marginal within t, Z_t(atom) /
  * (Z_t(atom) + Z_t(not atom)), by two exact (cached) searches.  All of
  * them together have the exact budget: fixing one atom breaks the
- * symmetry and the independence that made t cheap (on Cora a part of 20
- * atoms solved within the budget took 3 s for its 40 searches, and a
- * sample meets hundreds of such parts).  *over is set when they are over
- * it; t must then be drawn. */
+ * symmetry and the independence that made t cheap (docs/internals/lis.md,
+ * "Search costs").  *over is set when they are over it; t must then be
+ * drawn. */
 int
 smp_track_part(struct eng *g, const struct th *t, const struct index *ix,
     int *over)
@@ -574,7 +566,8 @@ smp_try(struct eng *g, struct th *t, const struct index *ix,
 	g->mode.trying = 1;
 	/* a pilot's solves try with a smaller budget: they are many, and
 	 * their values only shape a proposal; so do the parts below a count
-	 * the pilot found negligible (their values hardly count) */
+	 * the pilot found negligible (their values hardly count;
+	 * docs/internals/lis.md, "Count pilots") */
 	g->try_limit = g->try_work + (light &&
 	    g->o.exact_budget > CPILOT_BUDGET ? CPILOT_BUDGET :
 	    g->o.exact_budget);

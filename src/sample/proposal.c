@@ -129,12 +129,10 @@ prop_build(const struct eng *g, struct prop *p)
 	int64_t m = 0;
 
 	/* the table of counts counts as much as its effective number of
-	 * samples against PROP_PRIOR samples of the binomial: a node adapted
-	 * from a few samples, one of them carrying all the weight, once drew
-	 * a count its table had made 40 times too unlikely (1 run in 300 of
-	 * a 3-person model off by 1.7%).  The binomial's p is not shrunk
-	 * toward 1/2: with n in the hundreds that costs far more (ESS 700
-	 * to 3 on friends-and-smokers, n = 50) */
+	 * samples against PROP_PRIOR samples of the binomial, so that a few
+	 * samples, one carrying all the weight, cannot make a count far too
+	 * unlikely; the binomial's p is not shrunk toward 1/2, which costs
+	 * far more for large n (docs/internals/lis.md, "Proposals") */
 	if (p->lw > -INFINITY)
 		ess = exp(2 * p->lw - p->lw2);
 	if (p->lw > -INFINITY)
@@ -166,13 +164,9 @@ prop_build(const struct eng *g, struct prop *p)
 	 * other than the mixture's mode m, in proportion to the mixture.
 	 * When m has nearly all the weight, mode_split solves it every time
 	 * and the rest of the sum comes in only when another count is
-	 * drawn: with the uniform share alone, IMDB's next count (one
-	 * diagonal workedUnder atom false, 58 e^-10 of the weight) came 1
-	 * sample in 300, and 100 samples said log Z 0.0026 low with a
-	 * stderr of 0.  With 2.5% here a 12-person version was covered in
-	 * 95 runs of 100 (84 when the 2.5% came out of the uniform share);
-	 * 10% covered as many and took 4-30 times as long, as every count
-	 * off the mode is a theory whose nodes need pilots of their own */
+	 * drawn, which the uniform share alone does too rarely; more than
+	 * PROP_GUIDED costs pilots below every count off the mode
+	 * (docs/internals/lis.md, "Proposals") */
 	if (p->pil && p->cdf[m] < 1) {
 		guided = PROP_GUIDED;
 		gs = guided / (1 - p->cdf[m]);

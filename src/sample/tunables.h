@@ -31,11 +31,13 @@
 #define GROUND_MAX 2000000.0   /* clauses or atoms of a nearly ground
                                   part grounded whole, at most */
 
-/* the pilot Gibbs run of a flat part (flat-draw.c) */
-#define PILOT_SWEEPS 40
-#define PILOT_BURN 10
-#define PILOT_TRIALS 16
-#define PILOT_MARGIN 1.0
-#define PILOT_STARTS_MIN 64
+/* the pilot Gibbs run of a flat part (flat-draw.c): the marginals the
+ * sequential proposal assumes for atoms not yet drawn; it only sets the
+ * proposal, which stays fixed afterwards, so weights stay unbiased */
+#define PILOT_SWEEPS 40        /* sweeps of each chain */
+#define PILOT_BURN 10          /* of them, not counted in the marginals */
+#define PILOT_TRIALS 16        /* sequences that judge each chain */
+#define PILOT_MARGIN 1.0       /* nats another chain's median must win by */
+#define PILOT_STARTS_MIN 64    /* atoms drawn from which 3 chains start */
 
 #endif
