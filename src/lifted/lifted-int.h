@@ -99,13 +99,13 @@ struct centry {
 	int *key;              /* NULL: empty slot */
 	size_t len;
 	double val;
-	int track_over;        /* track_part was over the budget here */
+	int track_over;        /* smp_track_part was over the budget here */
 	int ne;                /* the expected counts of the tags */
 	int *etag;             /* (eng_track_count) under this theory */
 	double *ev;
 };
 
-/* Many classes of one ground atom each assigned at once (batch_sample):
+/* Many classes of one ground atom each assigned at once (smp_batch):
  * key -> truth, by open addressing. */
 struct aent {
 	uint64_t h;
@@ -135,6 +135,10 @@ struct smp_mode {
 	                          the pilots' exact budget */
 };
 
+struct sampler;                /* sample/sample-int.h */
+
+/* The engine: a theory, its cache, and the state of the search (one
+ * search at a time; each sampling thread has its own engine). */
 struct eng {
 	const struct ct_theory *ct;
 	struct eng_opts o;
@@ -278,12 +282,14 @@ int index_build(const struct eng *g, const struct th *t, struct index *ix);
 int index_occurrences(const struct index *ix, int k);
 int index_is_aux(const struct eng *g, const struct index *ix, int k);
 int index_drawable(const struct eng *g, const struct index *ix, int k);
-int index_count_drawable(const struct eng *g, const struct index *ix, int *first);
+int index_count_drawable(const struct eng *g, const struct index *ix,
+    int *first);
 
 /* simplify.c: normalisation and simplification */
 int th_normalise(const struct eng *g, struct th *t);
 int units_eval(const struct units *u, const int *key, size_t len);
-void amap_put(struct amap *m, uint64_t h, const int *key, size_t len, int truth);
+void amap_put(struct amap *m, uint64_t h, const int *key, size_t len,
+    int truth);
 int amap_eval(const struct amap *m, const int *key, size_t len);
 int simplify_keep(struct eng *g, struct th *t, const struct asg *as,
     double *konst, double *assigned, struct units *keep);
@@ -314,8 +320,6 @@ int order_pick(const struct eng *g, const struct th *t, const struct index *ix);
 /* search.c: the recursion and its exact rules */
 int search_child(struct eng *g, struct th *child, const struct asg *as,
     double expected, double *out);
-int search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
-    double *out);
 int search_solve(struct eng *g, struct th *t, double *out);
 
 /* sample/node.c: the sampler's hooks, which the search calls while

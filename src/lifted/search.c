@@ -289,7 +289,7 @@ done:
 
 /* Generalized binomial on class cls, whose one slot is in block b (or a
  * single ground atom when b < 0): k of its atoms true, for every k. */
-int
+static int
 search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
     double *out)
 {
@@ -434,10 +434,10 @@ limits(struct eng *g, const struct th *t)
 }
 
 /* The cache's answer for t, if it has one (*state 1: *out set, t
- * freed, as on an error); *key and *h get t's key.  *state 2: t is known to be over the
- * exact budget (or its tracked atoms are) and must be drawn.  A cached
- * value counts while sampling only when the tracked atoms of t are
- * solved too (smp_track_part). */
+ * freed, as on an error); *key and *h get t's key.  *state 2: t is
+ * known to be over the exact budget (or its tracked atoms are) and must
+ * be drawn.  A cached value counts while sampling only when the tracked
+ * atoms of t are solved too (smp_track_part). */
 static int
 cache_lookup(struct eng *g, struct th *t, const struct index *ix,
     int sampling, struct ibuf *key, uint64_t *h, int *state, double *out)

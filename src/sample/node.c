@@ -376,8 +376,8 @@ smp_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
 		*out = z + lchoose(n, k);
 		return 0;
 	}
-	if (n >= CPILOT_MIN && !g->mode.piloting && !g->mode.negl && (n >= CPILOT_FREE ||
-	    2 * g->pilot_nodes <= g->st.nodes) &&
+	if (n >= CPILOT_MIN && !g->mode.piloting && !g->mode.negl &&
+	    (n >= CPILOT_FREE || 2 * g->pilot_nodes <= g->st.nodes) &&
 	    g->o.proposal == ENG_PROP_ADAPTIVE &&
 	    (p = prop_get(g, h, n)) && !p->visits && !p->pil) {
 		double *pil;
@@ -487,8 +487,8 @@ smp_keyless(const struct eng *g, const struct index *ix)
 }
 
 /* What enumerating the values of t's atoms would cost, in the exact
- * budget's units (a node of n clauses costs 1 + n / BUDGET_CLAUSES): 2^atoms such
- * evaluations of t.  Infinite beyond 30 atoms. */
+ * budget's units (a node of n clauses costs 1 + n / BUDGET_CLAUSES):
+ * 2^atoms such evaluations of t.  Infinite beyond 30 atoms. */
 double
 enum_units(size_t clauses, int atoms)
 {

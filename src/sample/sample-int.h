@@ -56,7 +56,7 @@ struct prop {
  * possible. */
 struct gpart {
 	int ncls, nclauses, naux, ndraw;
-	uint64_t *h;           /* per class: its proposal key (batch_sample's) */
+	uint64_t *h;           /* per class: its proposal key (smp_batch's) */
 	int *aux;              /* per class: its number among the atoms
 	                          summed out, or -1: drawn */
 	int *auxcls;           /* per number: its class */
@@ -100,7 +100,8 @@ struct gpart {
 /* proposal.c: the sampler's state, adaptive proposals */
 struct sampler *smp_new(void);
 struct prop *prop_get(struct eng *g, uint64_t h, int64_t n);
-int64_t prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp, double *lq);
+int64_t prop_draw(struct eng *g, uint64_t h, int64_t n, struct prop **pp,
+    double *lq);
 double prop_p1(struct eng *g, uint64_t h);
 void prop_update(struct prop *p, int64_t k, double val, double lq);
 
