@@ -227,7 +227,7 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 	c->etag = NULL;
 	c->ev = NULL;
 	if (ne) {
-		ga_compact(g, from);
+		counts_compact(g, from);
 		ne = g->ga.n - from;
 		c->etag = xmalloc(ne * sizeof *c->etag);
 		c->ev = xmalloc(ne * sizeof *c->ev);

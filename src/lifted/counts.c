@@ -30,7 +30,7 @@ trk_put(struct eng *g, int slot, double v)
  * solved exactly; given the draws, where it drew): the derivative of
  * log Z in the clause's weight. */
 void
-ga_push(struct eng *g, int tag, double v)
+counts_push(struct eng *g, int tag, double v)
 {
 	struct gacc *a = &g->ga;
 
@@ -53,7 +53,7 @@ ga_push(struct eng *g, int tag, double v)
 
 /* Counts from..to of ga times f. */
 void
-ga_scale(struct eng *g, size_t from, size_t to, double f)
+counts_scale(struct eng *g, size_t from, size_t to, double f)
 {
 	for (size_t i = from; i < to; i++)
 		g->ga.v[i] *= f;
@@ -61,7 +61,7 @@ ga_scale(struct eng *g, size_t from, size_t to, double f)
 
 /* One entry per tag in ga from `from` on. */
 void
-ga_compact(struct eng *g, size_t from)
+counts_compact(struct eng *g, size_t from)
 {
 	struct gacc *a = &g->ga;
 	size_t n = from;
@@ -85,16 +85,16 @@ ga_compact(struct eng *g, size_t from)
  * last ends at ga's end), with log values lt; ltot is the node's: each
  * stretch is weighed by its share. */
 void
-ga_shares(struct eng *g, const size_t *mark, const double *lt, size_t nt,
-    double ltot)
+counts_shares(struct eng *g, const size_t *mark, const double *lt,
+    size_t nt, double ltot)
 {
 	if (!g->ntag)
 		return;
 	for (size_t k = 0; k < nt; k++)
-		ga_scale(g, mark[k], k + 1 < nt ? mark[k + 1] : g->ga.n,
+		counts_scale(g, mark[k], k + 1 < nt ? mark[k + 1] : g->ga.n,
 		    lt[k] == -INFINITY || ltot == -INFINITY ? 0 :
 		    exp(lt[k] - ltot));
-	ga_compact(g, mark[0]);
+	counts_compact(g, mark[0]);
 }
 
 /* While sampling: a tracked ground atom's expectation on this path; key

@@ -192,7 +192,7 @@ struct eng {
 	struct ctag {
 		int slot;
 		double atoms;      /* of its class */
-		double sum;        /* scratch (ga_compact, count_slots) */
+		double sum;        /* scratch (counts_compact, count_slots) */
 	} *tags;
 	int ntag;
 	size_t captags;
@@ -298,11 +298,11 @@ int simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
 
 /* counts.c: tracked atoms and expected counts along the search */
 void trk_put(struct eng *g, int slot, double v);
-void ga_push(struct eng *g, int tag, double v);
-void ga_scale(struct eng *g, size_t from, size_t to, double f);
-void ga_compact(struct eng *g, size_t from);
-void ga_shares(struct eng *g, const size_t *mark, const double *lt, size_t nt,
-    double ltot);
+void counts_push(struct eng *g, int tag, double v);
+void counts_scale(struct eng *g, size_t from, size_t to, double f);
+void counts_compact(struct eng *g, size_t from);
+void counts_shares(struct eng *g, const size_t *mark, const double *lt,
+    size_t nt, double ltot);
 void track_set(struct eng *g, const struct th *t, const int *key, size_t len,
     double v);
 

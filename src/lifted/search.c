@@ -276,7 +276,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 			if ((*rc = search_child(g, t, NULL, ix->total / (double)n,
 			    &z)) == 0) {
 				*out = (double)n * z;
-				ga_scale(g, m, g->ga.n, (double)n);
+				counts_scale(g, m, g->ga.n, (double)n);
 			}
 		} else
 			*rc = smp_power(g, t, n, ix->total / (double)n, out);
@@ -359,7 +359,7 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 	if (!rc)
 		*out = g->sr->combine(terms, n + 1);
 	if (!rc && mk)
-		ga_shares(g, mk, terms, (size_t)n + 1, *out);
+		counts_shares(g, mk, terms, (size_t)n + 1, *out);
 	free(terms);
 	free(mk);
 	return rc;
@@ -463,7 +463,7 @@ cache_lookup(struct eng *g, struct th *t, const struct index *ix,
 			if (sampling)
 				c = cache_find(g, key, *h);
 			for (int i = 0; i < c->ne; i++)
-				ga_push(g, c->etag[i], c->ev[i]);
+				counts_push(g, c->etag[i], c->ev[i]);
 			*out = val;
 			th_free(t);
 			*state = 1;

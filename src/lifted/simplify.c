@@ -160,7 +160,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 			if (!c->hard)
 				*konst += c->w * cnt;
 			if (c->tag)
-				ga_push(g, c->tag - 1, cnt);
+				counts_push(g, c->tag - 1, cnt);
 			free(c);
 			continue;
 		}

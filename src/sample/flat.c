@@ -420,7 +420,7 @@ gpart_track(struct eng *g, const struct gpart *gp, int c, double v)
 {
 	track_set(g, NULL, gp->key[c], gp->klen[c], v);
 	if (gp->ctag && gp->ctag[c])
-		ga_push(g, gp->ctag[c] - 1, v);
+		counts_push(g, gp->ctag[c] - 1, v);
 }
 
 /* An exact alternative to drawing a small ground part: every value of

@@ -28,7 +28,7 @@ smp_power(struct eng *g, struct th *t, int64_t n, double expected,
 		goto done;
 	if (g->st.draws == d0) {
 		*out = (double)n * z;
-		ga_scale(g, m, g->ga.n, (double)n);
+		counts_scale(g, m, g->ga.n, (double)n);
 		goto done;
 	}
 	sum = z;
@@ -338,7 +338,7 @@ mode_split(struct eng *g, struct th *t, const int *key, size_t len, int b,
 	*out = k == m ? zm : log_add(zm, zk - lq);
 	if (k != m) {
 		double lt[2] = { zk - lq, zm };
-		ga_shares(g, mk, lt, 2, *out);
+		counts_shares(g, mk, lt, 2, *out);
 	}
 	/* the table may have moved */
 	if ((p = prop_get(g, h, n))) {
