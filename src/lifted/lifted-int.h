@@ -18,6 +18,11 @@
 #include "lifted/engine.h"
 #include "sqlift.h"
 
+/* Everything declared here is internal to the library: hidden, so that
+ * calls need no PLT and the compiler may inline within a file as it
+ * does for static functions. */
+#pragma GCC visibility push(hidden)
+
 /* A search function's return while g->mode.trying: the part went over
  * the exact budget.  Not a status: the try that set the budget
  * (smp_try, smp_track_part) takes it and draws the part instead. */
@@ -350,5 +355,7 @@ int top_component(struct eng *g, const int *key, size_t len, struct th **out,
     size_t *n, int *comp);
 int cond_theory(struct eng *g, int pred, const int *block, const int *eq,
     int truth, struct th **out, double *konst, double *known);
+
+#pragma GCC visibility pop
 
 #endif

@@ -8,6 +8,8 @@
 #include "sample/sample.h"
 #include "sample/tunables.h"
 
+#pragma GCC visibility push(hidden)  /* as in lifted-int.h */
+
 /* The sampler's state: made by the first eng_sample, kept by the engine
  * (g->smp_state) for the later ones; g->smp points to it while a sample
  * is drawn. */
@@ -123,5 +125,7 @@ double gpart_logodds(struct gpart *gp, int c, int *auxs);
 
 /* flat-draw.c: drawing a flat part */
 int gpart_draw(struct eng *g, struct gpart *gp, double *out);
+
+#pragma GCC visibility pop
 
 #endif
