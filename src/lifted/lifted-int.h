@@ -328,8 +328,9 @@ int search_child(struct eng *g, struct th *child, const struct asg *as,
 int search_solve(struct eng *g, struct th *t, double *out);
 
 /* sample/node.c: the sampler's hooks, which the search calls while
- * g->smp is set and it is not trying a part exactly.  Those that take t
- * free it when they set *done or fail. */
+ * g->smp is set and it is not trying a part exactly.  smp_enumerate and
+ * smp_try take t when they set *done or fail; smp_power, smp_batch and
+ * smp_binomial take it always; h is t's cache key hash (0: none). */
 int smp_batch_first(const struct eng *g, const struct index *ix, int *first);
 int smp_keyless(const struct eng *g, const struct index *ix);
 int smp_enumerate(struct eng *g, struct th *t, const struct index *ix,
