@@ -6,7 +6,7 @@
 #define SQLIFT_LIS_H
 
 #include "sqlift.h"
-#include "lifted/engine.h"
+#include "sample/sample.h"
 
 struct lis_opts {
 	struct eng_opts eo;    /* order, proposal, exact_budget */
