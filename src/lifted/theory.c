@@ -15,7 +15,7 @@
 
 /* Domain position of model constant c in type t, or -1. */
 static int
-dom_pos(const struct store_domain *dom, const struct mln_model *m, int t,
+dom_pos(const struct mln_domain *dom, const struct mln_model *m, int t,
     int c)
 {
 	for (int i = 0; i < dom[t].n; i++)
@@ -27,7 +27,7 @@ dom_pos(const struct store_domain *dom, const struct mln_model *m, int t,
 /* Marks the constants named in n (as arguments of type known there). */
 static void
 mark_named(const struct mln_model *m, const struct mln_formula *f,
-    const struct mln_node *n, const struct store_domain *dom, char **named)
+    const struct mln_node *n, const struct mln_domain *dom, char **named)
 {
 	if (!n)
 		return;
@@ -997,7 +997,7 @@ ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds)
 }
 
 int
-ct_build(const struct mln_model *m, const struct store_domain *dom,
+ct_build(const struct mln_model *m, const struct mln_domain *dom,
     const struct ct_evidence *ev, struct ct_theory **out, struct err *e)
 {
 	struct ct_theory *t = xcalloc(1, sizeof *t);

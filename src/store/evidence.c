@@ -223,7 +223,7 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 }
 
 void
-store_domains_free(struct store_domain *dom, int n)
+store_domains_free(struct mln_domain *dom, int n)
 {
 	if (!dom)
 		return;
@@ -238,9 +238,9 @@ store_domains_free(struct store_domain *dom, int n)
 
 int
 store_domains(struct store *s, const struct mln_model *m,
-    struct store_domain **out, struct err *e)
+    struct mln_domain **out, struct err *e)
 {
-	struct store_domain *dom;
+	struct mln_domain *dom;
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
 
