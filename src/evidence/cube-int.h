@@ -29,6 +29,8 @@ struct sigs {
 	int arity;
 	int64_t *dom_n;        /* [type index] domain size, -1 until read */
 	int open;              /* the store's cube statements are open */
+	long in_memory;        /* atoms up to this are split in memory,
+	                          read once per build */
 };
 
 struct byc {
@@ -57,8 +59,10 @@ int cube_pick_dim(int arity, const struct store_ids *cnt, double full,
 void cube_pick_left(struct byc *bv, size_t nv, int complete, double slice,
     unsigned char *left);
 
-/* cube-mem.c: atoms up to this many are split in memory. */
-extern long cube_in_memory;
+/* cube-mem.c */
+/* The limit cube_set_memory_limit() set: atoms up to this many are split
+ * in memory. */
+long cube_mem_limit(void);
 /* Cubes of the n atoms in rows (arity ids each, borrowed). */
 int cube_mem_run(struct store *s, struct sigs *g, int pi, int truth,
     const int64_t *rows, size_t n, int64_t *ncubes, struct err *e) WUR;

@@ -1,4 +1,4 @@
-/* cube-mem.c: the in-memory splitter: up to cube_in_memory atoms, a
+/* cube-mem.c: the in-memory splitter: up to a limit of atoms, a
  * cube's atoms are read once and split by the same rules as the SQL
  * splitter of cube.c, counting in memory instead of a few queries per
  * step. */
@@ -11,12 +11,18 @@
 
 /* Up to this many atoms a cube's atoms are read once and split in
  * memory by the same rules, instead of a few queries per step. */
-long cube_in_memory = 200000;
+static long mem_limit = 200000;
 
 void
 cube_set_memory_limit(long atoms)
 {
-	cube_in_memory = atoms;
+	mem_limit = atoms;
+}
+
+long
+cube_mem_limit(void)
+{
+	return mem_limit;
 }
 
 static void

@@ -5,7 +5,7 @@
  * complete (a cube at once) and the rest, otherwise into the values with
  * the most and the fewest atoms; each half shrinks to its bounding box.
  * Counts and bounding boxes are SQL queries on the evidence tables, or,
- * up to cube_in_memory atoms, counted in memory by the same rules
+ * up to a limit of atoms, counted in memory by the same rules
  * (cube-mem.c); the unknown atoms are the complement (cube-unknown.c). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -253,7 +253,7 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 		*natoms = all;
 		if (all == 0)
 			goto done;  /* no atoms of this truth */
-		if (all <= cube_in_memory) {
+		if (all <= g->in_memory) {
 			struct store_ids rows = { 0 };
 			if (!(rc = store_cube_rows_all(s, &rows, e)) && arity > 0)
 				rc = cube_mem_run(s, g, pi, truth, rows.v,
@@ -303,7 +303,7 @@ build_one(struct store *s, struct sigs *g, int pi, int truth,
 		if ((rc = store_cube_sides(s, n->side, e)) ||
 		    (rc = store_cube_count(s, &count, e)))
 			goto done;
-		if (count <= cube_in_memory && (double)count != full) {
+		if (count <= g->in_memory && (double)count != full) {
 			if ((rc = cube_mem_build(s, g, pi, truth, ncubes, e)))
 				goto done;
 			*natoms += count;
@@ -420,7 +420,7 @@ build_pred(struct store *s, struct sigs *g, int pi, int64_t *cubes,
 	cubes[0] = cubes[1] = atoms[0] = atoms[1] = 0;
 	if ((rc = store_pred_count(s, pi, &total, e)))
 		return rc;
-	if (total <= cube_in_memory) {
+	if (total <= g->in_memory) {
 		if ((!g->open && (rc = cube_open(s, g, pi, 1, e))) ||
 		    (rc = store_atoms_each(s, pi, pred_row, &x, e)))
 			goto done;
@@ -458,6 +458,7 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	}
 	for (int t = 0; t < g.ntypes; t++)
 		g.dom_n[t] = -1;
+	g.in_memory = cube_mem_limit();
 	if ((rc = store_cubes_clear(s, e)))
 		goto done;
 	for (int p = 0; p < store_npreds(s); p++) {
