@@ -154,26 +154,34 @@ store_close(struct store *s)
 	free(s);
 }
 
+/* Starts a transaction with sql (BEGIN or BEGIN IMMEDIATE) and reads the
+ * schema version. */
+static int
+tx_begin(struct store *s, const char *sql, int64_t *ver, struct err *e)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_err(s, e, "begin");
+	s->in_tx = 1;
+	return db_int(s, sql_user_version, ver, e);
+}
+
 int
 store_begin(struct store *s, struct err *e)
 {
+	/* migrations[v] takes a database from version v to v + 1 */
+	static const char *const migrations[] = {
+		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4
+	};
+	_Static_assert(sizeof migrations / sizeof *migrations ==
+	    STORE_SCHEMA_VERSION, "one migration per schema version");
 	int64_t ver = 0;
 	int rc;
 
-	if (sqlite3_exec(s->db, sql_begin_write, NULL, NULL, NULL) != SQLITE_OK)
-		return db_err(s, e, "begin");
-	s->in_tx = 1;
-	if ((rc = db_int(s, sql_user_version, &ver, e)))
+	if ((rc = tx_begin(s, sql_begin_write, &ver, e)))
 		return rc;
-	/* the schema, then each migration after the version found */
-	if (ver < 1 && (rc = db_exec(s, sql_schema, e)))
-		return rc;
-	if (ver < 2 && (rc = db_exec(s, sql_migrate2, e)))
-		return rc;
-	if (ver < 3 && (rc = db_exec(s, sql_migrate3, e)))
-		return rc;
-	if (ver < 4 && (rc = db_exec(s, sql_migrate4, e)))
-		return rc;
+	for (int64_t v = ver < 0 ? 0 : ver; v < STORE_SCHEMA_VERSION; v++)
+		if ((rc = db_exec(s, migrations[v], e)))
+			return rc;
 	return model_cache_load(s, e);
 }
 
@@ -183,10 +191,7 @@ store_begin_read(struct store *s, struct err *e)
 	int64_t ver = 0;
 	int rc;
 
-	if (sqlite3_exec(s->db, sql_begin_read, NULL, NULL, NULL) != SQLITE_OK)
-		return db_err(s, e, "begin");
-	s->in_tx = 1;
-	if ((rc = db_int(s, sql_user_version, &ver, e)))
+	if ((rc = tx_begin(s, sql_begin_read, &ver, e)))
 		return rc;
 	if (ver == 0)
 		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
