@@ -80,7 +80,7 @@ ev_row(void *ctx_, const int64_t *args, int truth)
 
 int
 ground_atoms(struct ground *g, const struct mln_model *m,
-    const struct store_domain *dom, struct store *s, const int *store_pred,
+    const struct mln_domain *dom, struct store *s, const int *store_pred,
     const int *closed, struct err *e)
 {
 	struct ev_ctx c = { 0 };
@@ -196,7 +196,7 @@ emit(struct gctx *c, int op)
 static int64_t
 term_id(struct gctx *c, const struct mln_term *t, int type)
 {
-	const struct store_domain *d = &c->g->dom[type];
+	const struct mln_domain *d = &c->g->dom[type];
 
 	if (t->var >= 0)
 		return d->ids[c->assign[t->var]];
@@ -209,7 +209,7 @@ term_id(struct gctx *c, const struct mln_term *t, int type)
 static int
 term_pos(struct gctx *c, const struct mln_term *t, int type)
 {
-	const struct store_domain *d = &c->g->dom[type];
+	const struct mln_domain *d = &c->g->dom[type];
 
 	if (t->var >= 0)
 		return c->assign[t->var];

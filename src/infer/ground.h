@@ -23,7 +23,7 @@ struct ground_formula {
 
 struct ground {
 	const struct mln_model *m;
-	const struct store_domain *dom;
+	const struct mln_domain *dom;
 	int npreds;
 	int64_t *offset;       /* first ground atom of each model predicate */
 	int64_t natoms;
@@ -42,7 +42,7 @@ struct ground {
  * (store_pred[p] is the store index of model predicate p, -1 if none).
  * Caller frees with ground_free(). */
 int ground_atoms(struct ground *g, const struct mln_model *m,
-    const struct store_domain *dom, struct store *s, const int *store_pred,
+    const struct mln_domain *dom, struct store *s, const int *store_pred,
     const int *closed, struct err *e) WUR;
 /* Grounds every formula of m (after ground_atoms). */
 int ground_formulas(struct ground *g, struct err *e) WUR;

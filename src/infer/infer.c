@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "evidence/blocks.h"
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/ground.h"
@@ -18,7 +19,7 @@
 struct run {
 	struct store *s;
 	struct mln_model *m;
-	struct store_domain *dom;
+	struct mln_domain *dom;
 	struct ground g;
 	int *store_pred;       /* model pred -> store index */
 	int *closed;
@@ -104,7 +105,7 @@ query_resolve(struct run *r, const struct query_atom *qa, const char *where,
 		    "found %d", where, pr->name, pr->arity, pr->arity == 1 ? "" : "s",
 		    qa->nargs);
 	for (int i = 0; i < pr->arity; i++) {
-		const struct store_domain *d = &r->dom[pr->types[i]];
+		const struct mln_domain *d = &r->dom[pr->types[i]];
 		fixed[i] = -1;
 		if (qa->nargs < 0 || !qa->args[i])
 			continue;
@@ -440,7 +441,6 @@ exact_queries(struct run *r, const struct ct_theory *t, struct eng *g,
  * inference and explain. */
 struct built {
 	struct mln_model *c;       /* the clause model */
-	struct mln_domain *md;
 	struct ct_evidence *ev;
 	struct ct_theory *t;
 	int *closed;
@@ -455,7 +455,6 @@ built_free(struct built *b)
 	if (b->c)
 		ct_evidence_free(b->ev, (int)b->c->types.n, (int)b->c->preds.n);
 	free(b->closed);
-	free(b->md);
 	mln_free(b->c);
 	memset(b, 0, sizeof *b);
 }
@@ -470,18 +469,12 @@ build_theory(struct run *r, int normal, struct built *b)
 	memset(b, 0, sizeof *b);
 	if ((rc = cube_build_all(r->s, NULL, e)))
 		return rc;
-	if (!(b->md = xcalloc(r->m->types.n + 1, sizeof *b->md)))
-		return err_oom(e);
-	for (size_t ty = 0; ty < r->m->types.n; ty++) {
-		b->md[ty].n = r->dom[ty].n;
-		b->md[ty].names = r->dom[ty].names;
-	}
-	if ((rc = mln_to_clauses(r->m, b->md, 0, &b->c, &b->k, e)))
+	if ((rc = mln_to_clauses(r->m, r->dom, 0, &b->c, &b->k, e)))
 		return rc;
 	if (!(b->closed = xcalloc(b->c->preds.n + 1, sizeof *b->closed)))
 		return err_oom(e);
 	memcpy(b->closed, r->closed, r->m->preds.n * sizeof *b->closed);
-	if ((rc = ct_evidence_read(r->s, b->c, r->dom, b->closed, &b->ev, e)))
+	if ((rc = blocks_read(r->s, b->c, r->dom, b->closed, &b->ev, e)))
 		return rc;
 	b->ev->normal = normal;
 	b->ev->max_seconds = r->max_seconds;

@@ -2,20 +2,18 @@
  * (each constant named in a formula alone, the rest of its domain
  * together), clauses standardised apart with constants turned into
  * variables on singleton blocks, and equality literals turned into
- * constraints (the groundings they satisfy go to the constant).  Also the
- * brute-force grounding of a theory, the oracle of its meaning. */
+ * constraints (the groundings they satisfy go to the constant); the
+ * evidence is folded in by fold.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sqlift.h"
-#include "lifted/theory.h"
-
-#define BRUTE_MAX 22  /* ground atoms of ct_brute */
+#include "lifted/theory-int.h"
 
 /* Domain position of model constant c in type t, or -1. */
 static int
-dom_pos(const struct store_domain *dom, const struct mln_model *m, int t,
+dom_pos(const struct mln_domain *dom, const struct mln_model *m, int t,
     int c)
 {
 	for (int i = 0; i < dom[t].n; i++)
@@ -27,7 +25,7 @@ dom_pos(const struct store_domain *dom, const struct mln_model *m, int t,
 /* Marks the constants named in n (as arguments of type known there). */
 static void
 mark_named(const struct mln_model *m, const struct mln_formula *f,
-    const struct mln_node *n, const struct store_domain *dom, char **named)
+    const struct mln_node *n, const struct mln_domain *dom, char **named)
 {
 	if (!n)
 		return;
@@ -124,8 +122,8 @@ term_var(struct cbuild *b, const struct mln_term *x, int type)
 	return (int)b->type.n - 1;
 }
 
-static double
-set_count(const struct si_set *s, const struct si_space *sp)
+double
+ct_set_count(const struct si_set *s, const struct si_space *sp)
 {
 	double n = 0;
 
@@ -158,7 +156,7 @@ split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
 		rc = si_neq(y, a, b);
 		if (!rc)
 			rc = si_canon(keep_eq ? y : x, sp, &tmp);
-		*gone += set_count(&tmp, sp);
+		*gone += ct_set_count(&tmp, sp);
 		si_set_free(&tmp);
 		if (!rc)
 			rc = si_canon(keep_eq ? x : y, sp, &next);
@@ -174,505 +172,42 @@ split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
 	return 0;
 }
 
-/* A live piece of a clause: some of its groundings and the literals still
- * undecided there (bit j: literal j). */
-struct piece {
-	struct si_tuple *t;
-	uint64_t live;
-};
-struct pieces {
-	struct piece *v;
+struct litvec {
+	struct ct_lit *v;
 	size_t n, cap;
 };
 
-static void
-pieces_free(struct pieces *p)
-{
-	for (size_t i = 0; i < p->n; i++)
-		si_tuple_free(p->v[i].t);
-	free(p->v);
-	memset(p, 0, sizeof *p);
-}
-
+/* The atoms of leaves l as literals over clause variables, appended to
+ * lits; *always is set by a true leaf.  -1: out of memory. */
 static int
-pieces_add(struct pieces *p, struct si_set *s, uint64_t live)
+clause_lits(struct cbuild *b, const struct leaves *l, struct litvec *lits,
+    int *always)
 {
-	for (size_t i = 0; i < s->v.n; i++) {
-		struct piece x = { s->v.v[i], live };
-		if (VEC_PUSH(*p, x) < 0)
+	for (int i = 0; i < l->n; i++) {
+		const struct mln_node *n = l->v[i];
+		struct ct_lit lit = { 0 };
+		if (n->kind == MLN_TRUE)
+			*always |= !l->neg[i];
+		if (n->kind == MLN_FALSE)
+			*always |= l->neg[i];
+		if (n->kind != MLN_ATOM)
+			continue;
+		lit.pred = n->pred;
+		lit.neg = l->neg[i];
+		if (!(lit.var = xcalloc((size_t)n->nargs + 1, sizeof *lit.var)))
 			return -1;
-		s->v.v[i] = NULL;
-	}
-	s->v.n = 0;
-	return 0;
-}
-
-/* Do pieces a and b have the same undecided literals and constraints,
- * but for the blocks class v allows? */
-static int
-same_but(const struct piece *a, const struct piece *b, int v)
-{
-	const struct si_tuple *x = a->t, *y = b->t;
-	size_t w = (size_t)x->nwords;
-
-	if (a->live != b->live || x->nwords != y->nwords ||
-	    x->nneq != y->nneq ||
-	    (x->nvars && memcmp(x->rep, y->rep, (size_t)x->nvars *
-	    sizeof *x->rep)) ||
-	    (x->nneq && memcmp(x->neq, y->neq, (size_t)x->nneq *
-	    sizeof *x->neq)))
-		return 0;
-	for (int u = 0; u < x->nvars; u++)
-		if (u != v && x->rep[u] == u &&
-		    memcmp(x->support + u * w, y->support + u * w,
-		    w * sizeof *x->support))
-			return 0;
-	return 1;
-}
-
-/* Word by word (fnv1a byte by byte was most of the cost): the supports
- * are thousands of blocks wide and mostly zero. */
-static uint64_t
-hash_but(const struct piece *a, int v)
-{
-	const struct si_tuple *x = a->t;
-	size_t w = (size_t)x->nwords;
-	uint64_t h = hash_mix(FNV_INIT, a->live);
-
-	for (int u = 0; u < x->nvars; u++)
-		h = hash_mix(h, (uint64_t)x->rep[u]);
-	for (int e = 0; e < x->nneq; e++)
-		h = hash_mix(h, (uint64_t)x->neq[e][0] << 32 |
-		    (uint64_t)x->neq[e][1]);
-	for (int u = 0; u < x->nvars; u++)
-		if (u != v && x->rep[u] == u)
-			for (size_t k = 0; k < w; k++)
-				if (x->support[u * w + k])
-					h = hash_mix(h, x->support[u * w + k] ^
-					    (k << 8 | (size_t)u));
-	return h;
-}
-
-/* Merges pieces that differ only in the blocks of one class (in no
- * inequality): x ^ v in A and x ^ v in B, disjoint, become x ^ v in A|B.
- * The cubes of one atom split the values of an argument as they were
- * built (Cora: a paper's false categories lie in several cubes), and
- * without merging every later literal splits each part again. */
-static int
-merge_pieces(struct pieces *p)
-{
-	size_t cap = 16, n;
-	int *slot;
-
-	if (p->n < 2)
-		return 0;
-	while (cap < 2 * p->n)
-		cap *= 2;
-	if (!(slot = xmalloc(cap * sizeof *slot)))
-		return -1;
-	for (int v = 0; v < p->v[0].t->nvars; v++) {
-		memset(slot, -1, cap * sizeof *slot);
-		for (size_t i = 0; i < p->n; i++) {
-			struct si_tuple *x = p->v[i].t;
-			size_t h;
-			int used = 0;
-			if (x->rep[v] != v)
-				continue;
-			for (int e = 0; e < x->nneq && !used; e++)
-				used = x->neq[e][0] == v || x->neq[e][1] == v;
-			if (used)
-				continue;
-			h = (size_t)hash_but(&p->v[i], v) & (cap - 1);
-			for (; slot[h] >= 0; h = (h + 1) & (cap - 1))
-				if (same_but(&p->v[slot[h]], &p->v[i], v))
-					break;
-			if (slot[h] < 0) {
-				slot[h] = (int)i;
-				continue;
-			}
-			for (int k = 0; k < x->nwords; k++) {
-				size_t at = (size_t)v * x->nwords + (size_t)k;
-				p->v[slot[h]].t->support[at] |= x->support[at];
-			}
-			si_tuple_free(x);
-			p->v[i].t = NULL;
-		}
-		n = 0;
-		for (size_t i = 0; i < p->n; i++)
-			if (p->v[i].t)
-				p->v[n++] = p->v[i];
-		p->n = n;
-	}
-	free(slot);
-	return 0;
-}
-
-/* The predicate tuple e (no equalities) put on the literal's variables
- * of a clause tuple shape like t: the groundings whose atom is in e. */
-static struct si_tuple *
-lift(const struct si_tuple *t, const struct si_space *sp,
-    const struct ct_lit *l, const struct si_tuple *e, int arity)
-{
-	struct si_tuple *x = si_tuple_copy(t);
-
-	(void)sp;
-	if (!x)
-		return NULL;
-	for (int i = 0; i < arity; i++)
-		si_in(x, l->var[i], e->support + (size_t)e->rep[i] * e->nwords);
-	return x;
-}
-
-/* The evidence of every predicate indexed by block, made when a clause
- * first needs it: a clause piece meets few of the thousands of cubes of
- * an atom, and trying them all made folding quadratic. */
-struct fold_ctx {
-	struct si_index **ix;  /* per predicate: [2p] true, [2p + 1] false */
-	struct si_ids near[2]; /* the true and false cubes that can meet */
-	VEC(const struct si_tuple *) cubes;  /* of both, for outside() */
-};
-
-static void
-fold_ctx_free(struct fold_ctx *fc, size_t npreds)
-{
-	for (size_t k = 0; fc->ix && k < 2 * npreds; k++)
-		si_index_free(fc->ix[k]);
-	free(fc->ix);
-	free(fc->near[0].v);
-	free(fc->near[1].v);
-	free(fc->cubes.v);
-}
-
-/* fc->near[w] := the cubes of the literal's true (w = 0) or false (1)
- * evidence that can meet x. */
-static int
-near_cubes(struct fold_ctx *fc, const struct ct_theory *t,
-    const struct ct_lit *l, int w, const struct si_tuple *x)
-{
-	const struct si_set *set = w ? &t->ev[l->pred].fal : &t->ev[l->pred].tru;
-	struct si_index **ix = &fc->ix[2 * (size_t)l->pred + (size_t)w];
-
-	fc->near[w].n = 0;
-	if (set->v.n == 0)
-		return 0;
-	if (!*ix && !(*ix = si_index_new(set, t->sp)))
-		return -1;
-	return si_index_meets(*ix, x, l->var, &fc->near[w]);
-}
-
-/* out gets t and (the union of) the tuples ids of set, as canonical
- * disjoint tuples (the cubes are disjoint). */
-static int
-meet(const struct si_tuple *t, const struct si_space *sp,
-    const struct ct_lit *l, const struct si_set *set,
-    const struct si_ids *ids, int arity, struct si_set *out)
-{
-	for (size_t i = 0; i < ids->n; i++) {
-		struct si_tuple *x = lift(t, sp, l, set->v.v[ids->v[i]], arity);
-		int rc = x ? si_canon(x, sp, out) : -1;
-		si_tuple_free(x);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-
-/* Block b of the argument at hand is allowed by cube k. */
-struct bk {
-	int b, k;
-};
-
-static int
-bk_cmp(const void *a, const void *b)
-{
-	const struct bk *x = a, *y = b;
-
-	if (x->b != y->b)
-		return (x->b > y->b) - (x->b < y->b);
-	return (x->k > y->k) - (x->k < y->k);
-}
-
-/* The cubes (ascending) that allow block b. */
-struct krun {
-	const int *k;
-	int n, b;
-};
-
-static int
-krun_cmp(const void *a, const void *b)
-{
-	const struct krun *x = a, *y = b;
-
-	if (x->n != y->n)
-		return (x->n > y->n) - (x->n < y->n);
-	for (int i = 0; i < x->n; i++)
-		if (x->k[i] != y->k[i])
-			return (x->k[i] > y->k[i]) - (x->k[i] < y->k[i]);
-	return (x->b > y->b) - (x->b < y->b);
-}
-
-/* out gets the groundings of t whose atom of literal l lies in none of
- * the n disjoint cubes, as disjoint canonical pieces; -1 out of memory
- * or past deadline (0: none).  Argument by argument from i: the blocks
- * argument i may take are grouped by the cubes that allow them; those in
- * no cube give one piece, those allowed by the same cubes one piece
- * each, on which the remaining arguments must escape just these cubes.
- * So the pieces follow the cubes' own structure, where subtracting the
- * cubes one by one split every piece by every cube. */
-static int
-outside(const struct si_tuple *t, const struct si_space *sp,
-    const struct ct_lit *l, int arity, const struct si_tuple *const *cube,
-    size_t n, int i, struct si_set *out, double deadline)
-{
-	VEC(struct bk) bk = { 0 };
-	int *ks = NULL, nw = t->nwords, rc = -1;
-	struct krun *runs = NULL;
-	size_t nruns = 0;
-	uint64_t *mask = NULL;
-	struct si_tuple *y = NULL;
-	const uint64_t *s;
-
-	if (n == 0)
-		return si_canon(t, sp, out);
-	if (i == arity)
-		return 0;  /* in every cube left */
-	if (deadline > 0 && now_seconds() > deadline)
-		return -1;
-	s = t->support + (size_t)t->rep[l->var[i]] * nw;
-	for (size_t k = 0; k < n; k++) {
-		const struct si_tuple *c = cube[k];
-		const uint64_t *side = c->support + (size_t)c->rep[i] * c->nwords;
-		for (int w = 0; w < nw && w < c->nwords; w++)
-			for (uint64_t x = side[w] & s[w]; x; x &= x - 1) {
-				struct bk e = { w * 64 + __builtin_ctzll(x),
-				    (int)k };
-				if (VEC_PUSH(bk, e) < 0)
-					goto done;
-			}
-	}
-	if (bk.n > 1)
-		qsort(bk.v, bk.n, sizeof *bk.v, bk_cmp);
-	/* the blocks in no cube */
-	if (!(mask = xcalloc((size_t)nw + 1, sizeof *mask)) ||
-	    !(y = si_tuple_copy(t)))
-		goto done;
-	for (size_t m = 0; m < bk.n; m++)
-		mask[bk.v[m].b / 64] |= (uint64_t)1 << (bk.v[m].b % 64);
-	si_not_in(y, l->var[i], mask);
-	if (si_canon(y, sp, out) < 0)
-		goto done;
-	if (i + 1 == arity || bk.n == 0) {
-		rc = 0;  /* the blocks in some cube are inside it */
-		goto done;
-	}
-	/* the blocks allowed by the same cubes, together */
-	if (!(ks = xmalloc((bk.n + 1) * sizeof *ks)) ||
-	    !(runs = xmalloc((bk.n + 1) * sizeof *runs)))
-		goto done;
-	for (size_t m = 0; m < bk.n; m++) {
-		ks[m] = bk.v[m].k;
-		if (m == 0 || bk.v[m].b != bk.v[m - 1].b) {
-			runs[nruns].k = ks + m;
-			runs[nruns].n = 0;
-			runs[nruns].b = bk.v[m].b;
-			nruns++;
-		}
-		runs[nruns - 1].n++;
-	}
-	if (nruns > 1)
-		qsort(runs, nruns, sizeof *runs, krun_cmp);
-	for (size_t g = 0; g < nruns;) {
-		const struct si_tuple **sub;
-		size_t h = g;
-		int r;
-		memset(mask, 0, (size_t)nw * sizeof *mask);
-		for (; h < nruns && runs[h].n == runs[g].n &&
-		    (runs[g].n == 0 || !memcmp(runs[h].k, runs[g].k,
-		    (size_t)runs[g].n * sizeof(int)));
-		    h++)
-			mask[runs[h].b / 64] |= (uint64_t)1 << (runs[h].b % 64);
-		if (!(sub = xmalloc(((size_t)runs[g].n + 1) * sizeof *sub)))
-			goto done;
-		for (int q = 0; q < runs[g].n; q++)
-			sub[q] = cube[runs[g].k[q]];
-		memcpy(y->support, t->support, (size_t)t->nvars * nw *
-		    sizeof *y->support);
-		si_in(y, l->var[i], mask);
-		r = outside(y, sp, l, arity, sub, (size_t)runs[g].n, i + 1, out,
-		    deadline);
-		free(sub);
-		if (r < 0)
-			goto done;
-		g = h;
-	}
-	rc = 0;
-done:
-	si_tuple_free(y);
-	free(mask);
-	free(runs);
-	free(ks);
-	free(bk.v);
-	return rc;
-}
-
-/* outside() of the cubes in fc->near (true and false): the groundings
- * of x whose atom of l is not evidence. */
-static int
-outside_near(struct fold_ctx *fc, const struct ct_theory *t,
-    const struct ct_lit *l, const struct si_tuple *x, int arity,
-    struct si_set *out)
-{
-	fc->cubes.n = 0;
-	for (int w = 0; w < 2; w++) {
-		const struct si_set *set = w ? &t->ev[l->pred].fal :
-		    &t->ev[l->pred].tru;
-		for (size_t k = 0; k < fc->near[w].n; k++)
-			if (VEC_PUSH(fc->cubes, set->v.v[fc->near[w].v[k]]) < 0)
+		for (int k = 0; k < n->nargs; k++)
+			if ((lit.var[k] = term_var(b, &n->args[k],
+			    b->t->m->preds.v[n->pred].types[k])) < 0) {
+				free(lit.var);
 				return -1;
-	}
-	return outside(x, t->sp, l, arity, fc->cubes.v, fc->cubes.n, 0, out,
-	    t->deadline);
-}
-
-/* Folds the evidence into clause c: adds the weights of the groundings it
- * satisfies to *konst, and appends to out the clauses left, one for each
- * set of undecided literals.  *zero is set when a hard clause is false
- * by evidence for some grounding. */
-static int
-fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
-    double *konst, int *zero, struct ct_clauses *out)
-{
-	struct pieces cur = { 0 }, next = { 0 };
-	uint64_t all = c->nlits >= 64 ? ~(uint64_t)0 :
-	    (((uint64_t)1 << c->nlits) - 1);
-	int rc = -1;
-
-	for (size_t i = 0; i < c->cons.v.n; i++) {
-		struct piece x = { si_tuple_copy(c->cons.v.v[i]), all };
-		if (!x.t || VEC_PUSH(cur, x) < 0) {
-			si_tuple_free(x.t);
-			goto done;
+			}
+		if (VEC_PUSH(*lits, lit) < 0) {
+			free(lit.var);
+			return -1;
 		}
 	}
-	for (int j = 0; j < c->nlits && j < 64; j++) {
-		const struct ct_lit *l = &c->lits[j];
-		const struct ct_ev *ev = &t->ev[l->pred];
-		int ar = t->m->preds.v[l->pred].arity;
-		for (size_t i = 0; i < cur.n; i++) {
-			struct si_set sat = { 0 }, fal = { 0 }, rest = { 0 };
-			const struct si_tuple *x = cur.v[i].t;
-			if (t->deadline > 0 && (i & 15) == 0 && now_seconds() > t->deadline) {
-				rc = -2;
-				goto done;
-			}
-			uint64_t live = cur.v[i].live, off = live & ~((uint64_t)1 << j);
-			const struct si_set *tru = &ev->tru, *fl = &ev->fal;
-			double nsat = 0;
-			int r;
-			fc->near[1].n = 0;
-			r = near_cubes(fc, t, l, 0, x) ||
-			    (!ev->closed && near_cubes(fc, t, l, 1, x));
-			if (!r && ev->closed && l->neg) {
-				/* satisfied where the atom is not true: all but
-				 * the groundings where it is */
-				r = meet(x, t->sp, l, tru, &fc->near[0], ar, &fal);
-				if (!r)
-					nsat = si_count(x, t->sp) -
-					    set_count(&fal, t->sp);
-			} else if (!r && ev->closed) {
-				/* not true is false */
-				r = meet(x, t->sp, l, tru, &fc->near[0], ar,
-				    &sat) || outside_near(fc, t, l, x, ar, &fal);
-				if (!r)
-					nsat = set_count(&sat, t->sp);
-			} else if (!r) {
-				r = meet(x, t->sp, l, l->neg ? fl : tru,
-				    &fc->near[l->neg ? 1 : 0], ar, &sat) ||
-				    meet(x, t->sp, l, l->neg ? tru : fl,
-				    &fc->near[l->neg ? 0 : 1], ar, &fal) ||
-				    outside_near(fc, t, l, x, ar, &rest);
-				if (!r)
-					nsat = set_count(&sat, t->sp);
-			}
-			if (!r && !c->hard)
-				*konst += c->weight * nsat;
-			if (!r)
-				r = pieces_add(&next, &fal, off) ||
-				    pieces_add(&next, &rest, live);
-			si_set_free(&sat);
-			si_set_free(&fal);
-			si_set_free(&rest);
-			if (r) {
-				if (t->deadline > 0 && now_seconds() > t->deadline)
-					rc = -2;
-				goto done;
-			}
-		}
-		pieces_free(&cur);
-		cur = next;
-		memset(&next, 0, sizeof next);
-		if (merge_pieces(&cur) < 0)
-			goto done;
-	}
-	/* group the pieces by their undecided literals */
-	for (size_t i = 0; i < cur.n; i++) {
-		struct ct_clause d = { 0 };
-		uint64_t live = cur.v[i].live;
-		int k = 0;
-		if (!cur.v[i].t)
-			continue;
-		if (live == 0) {
-			/* false by evidence for these groundings */
-			if (c->hard && si_count(cur.v[i].t, t->sp) > 0)
-				*zero = 1;
-			continue;
-		}
-		d = *c;
-		d.cons.v.v = NULL;
-		d.cons.v.n = d.cons.v.cap = 0;
-		d.nlits = 0;
-		for (int j = 0; j < c->nlits; j++)
-			d.nlits += (int)((live >> j) & 1);
-		if (!(d.type = xmalloc(((size_t)c->nvars + 1) * sizeof *d.type)) ||
-		    !(d.lits = xcalloc((size_t)d.nlits + 1, sizeof *d.lits))) {
-			free(d.type);
-			goto done;
-		}
-		if (c->nvars)
-			memcpy(d.type, c->type, (size_t)c->nvars * sizeof *d.type);
-		for (int j = 0; j < c->nlits; j++) {
-			int ar = t->m->preds.v[c->lits[j].pred].arity;
-			if (!((live >> j) & 1))
-				continue;
-			d.lits[k] = c->lits[j];
-			d.lits[k].var = xmalloc(((size_t)ar + 1) * sizeof(int));
-			if (!d.lits[k].var)
-				break;
-			if (ar)
-				memcpy(d.lits[k].var, c->lits[j].var,
-				    (size_t)ar * sizeof(int));
-			k++;
-		}
-		for (size_t i2 = i; i2 < cur.n; i2++)
-			if (cur.v[i2].t && cur.v[i2].live == live) {
-				if (VEC_PUSH(d.cons.v, cur.v[i2].t) < 0)
-					break;
-				cur.v[i2].t = NULL;
-			}
-		if (VEC_PUSH(*out, d) < 0 || k < d.nlits) {
-			for (int j = 0; j < k; j++)
-				free(d.lits[j].var);
-			free(d.lits);
-			free(d.type);
-			si_set_free(&d.cons);
-			goto done;
-		}
-	}
-	rc = 0;
-done:
-	pieces_free(&cur);
-	pieces_free(&next);
-	return rc;
+	return 0;
 }
 
 static int
@@ -683,7 +218,7 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 	struct ct_clause c = { 0 };
 	struct leaves l = { { 0 }, { 0 }, 0 };
 	struct si_tuple *tu = NULL;
-	VEC(struct ct_lit) lits = { 0 };
+	struct litvec lits = { 0 };
 	int rc = 0, always = 0;
 
 	c.weight = f->weight;
@@ -703,31 +238,8 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 			goto oom;
 		b.fv[v] = (int)b.type.n - 1;
 	}
-	/* atoms become literals over clause variables */
-	for (int i = 0; i < l.n; i++) {
-		const struct mln_node *n = l.v[i];
-		struct ct_lit lit = { 0 };
-		if (n->kind == MLN_TRUE)
-			always |= !l.neg[i];
-		if (n->kind == MLN_FALSE)
-			always |= l.neg[i];
-		if (n->kind != MLN_ATOM)
-			continue;
-		lit.pred = n->pred;
-		lit.neg = l.neg[i];
-		if (!(lit.var = xcalloc((size_t)n->nargs + 1, sizeof *lit.var)))
-			goto oom;
-		for (int k = 0; k < n->nargs; k++)
-			if ((lit.var[k] = term_var(&b, &n->args[k],
-			    t->m->preds.v[n->pred].types[k])) < 0) {
-				free(lit.var);
-				goto oom;
-			}
-		if (VEC_PUSH(lits, lit) < 0) {
-			free(lit.var);
-			goto oom;
-		}
-	}
+	if (clause_lits(&b, &l, &lits, &always) < 0)
+		goto oom;
 	/* equality literals: their variables (constants get theirs too) */
 	{
 		int eqa[256], eqb[256], eqneg[256], neq = 0;
@@ -771,7 +283,7 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		if (always) {
 			/* true for every grounding */
 			if (!c.hard)
-				t->log_const += c.weight * set_count(&c.cons, t->sp);
+				t->log_const += c.weight * ct_set_count(&c.cons, t->sp);
 			goto skip;
 		}
 		for (int k = 0; k < neq; k++) {
@@ -789,7 +301,7 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		goto skip;
 	if (lits.n == 0) {
 		/* false for the groundings left */
-		if (c.hard && set_count(&c.cons, t->sp) > 0)
+		if (c.hard && ct_set_count(&c.cons, t->sp) > 0)
 			*zero = 1;
 		goto skip;
 	}
@@ -797,7 +309,8 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 	c.lits = lits.v;
 	lits.v = NULL;
 	lits.n = 0;
-	if ((rc = fold(t, fc, &c, &t->log_const, zero, &t->clauses)) < 0) {
+	rc = fold_clause(t, fc, &c, &t->log_const, zero, &t->clauses);
+	if (rc < 0) {
 		rc = rc == -2 ? err_set(e, SQLIFT_ELIMIT, "%s:%d: folding the "
 		    "evidence into this formula stopped at --max-seconds: the "
 		    "evidence splits the domains into too many blocks",
@@ -915,8 +428,8 @@ count_free(struct ct_theory *t)
 				n += (double)t->sp->size[mp->types[i]][b];
 			all *= n;
 		}
-		known = set_count(&t->ev[p].tru, t->sp) +
-		    set_count(&t->ev[p].fal, t->sp);
+		known = ct_set_count(&t->ev[p].tru, t->sp) +
+		    ct_set_count(&t->ev[p].fal, t->sp);
 		for (size_t k = 0; k < t->clauses.n; k++) {
 			const struct ct_clause *c = &t->clauses.v[k];
 			for (int j = 0; j < c->nlits; j++) {
@@ -997,7 +510,7 @@ ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds)
 }
 
 int
-ct_build(const struct mln_model *m, const struct store_domain *dom,
+ct_build(const struct mln_model *m, const struct mln_domain *dom,
     const struct ct_evidence *ev, struct ct_theory **out, struct err *e)
 {
 	struct ct_theory *t = xcalloc(1, sizeof *t);
@@ -1080,190 +593,6 @@ done:
 	}
 	*out = t;
 	return 0;
-}
-
-/* Brute force on the theory: type t's constants are 0..N_t-1, block b
- * holding a run of size[t][b] of them. */
-struct gclause {
-	double w;
-	int hard;
-	int n;
-	int atom[32], neg[32];
-};
-
-struct gvec {
-	struct gclause *v;
-	size_t n, cap;
-};
-
-static int
-enum_tuple(const struct ct_theory *t, const struct ct_clause *c,
-    const struct si_tuple *tu, int **blk, const int *ntc, int v, int *val,
-    struct gvec *out)
-{
-	if (v == c->nvars) {
-		struct gclause g = { c->weight, c->hard, c->nlits, { 0 }, { 0 } };
-		for (int e = 0; e < tu->nneq; e++)
-			if (val[tu->neq[e][0]] == val[tu->neq[e][1]])
-				return 0;
-		for (int u = 0; u < c->nvars; u++)
-			if (val[u] != val[tu->rep[u]])
-				return 0;
-		if (c->nlits > 32)
-			return -1;
-		for (int k = 0; k < c->nlits; k++) {
-			const struct ct_lit *l = &c->lits[k];
-			const struct mln_pred *p = &t->m->preds.v[l->pred];
-			int a = 0;
-			for (int i = 0; i < p->arity; i++)
-				a = a * ntc[p->types[i]] + val[l->var[i]];
-			g.atom[k] = a;  /* offset added by the caller */
-			g.neg[k] = l->neg;
-		}
-		return VEC_PUSH(*out, g);
-	}
-	for (int x = 0; x < ntc[c->type[v]]; x++) {
-		if (!si_has(tu, v, blk[c->type[v]][x]))
-			continue;
-		val[v] = x;
-		if (enum_tuple(t, c, tu, blk, ntc, v + 1, val, out) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-int
-ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
-    struct err *e)
-{
-	int nt = (int)t->m->types.n, np = (int)t->m->preds.n, rc = 0;
-	int *ntc = xcalloc((size_t)nt + 1, sizeof *ntc);
-	int **blk = xcalloc((size_t)nt + 1, sizeof *blk);
-	int64_t *off = xcalloc((size_t)np + 1, sizeof *off), natoms = 0;
-	int *bit = NULL, nbits = 0;
-	struct gvec g = { 0 };
-	double max = -INFINITY;
-	long double sum = 0;
-
-	if (!ntc || !blk || !off) {
-		rc = err_oom(e);
-		goto done;
-	}
-	for (int k = 0; k < nt; k++) {
-		int x = 0;
-		for (int b = 0; b < t->sp->nblocks[k]; b++)
-			ntc[k] += (int)t->sp->size[k][b];
-		if (!(blk[k] = xcalloc((size_t)ntc[k] + 1, sizeof **blk))) {
-			rc = err_oom(e);
-			goto done;
-		}
-		for (int b = 0; b < t->sp->nblocks[k]; b++)
-			for (int64_t i = 0; i < t->sp->size[k][b]; i++)
-				blk[k][x++] = b;
-	}
-	for (int p = 0; p < np; p++) {
-		int64_t n = 1;
-		for (int i = 0; i < t->m->preds.v[p].arity; i++)
-			n *= ntc[t->m->preds.v[p].types[i]];
-		off[p] = natoms;
-		natoms += n;
-	}
-	/* bits for the unknown atoms only: not closed, in no evidence cube */
-	if (natoms > 4096 || !(bit = xmalloc(((size_t)natoms + 1) * sizeof *bit))) {
-		rc = natoms > 4096 ? err_set(e, SQLIFT_ELIMIT, "theory brute "
-		    "force: %lld atoms", (long long)natoms) : err_oom(e);
-		goto done;
-	}
-	for (int p = 0; p < np; p++) {
-		const struct mln_pred *mp = &t->m->preds.v[p];
-		for (int64_t a = off[p]; a < (p + 1 < np ? off[p + 1] : natoms); a++) {
-			int pos[64], unknown = !t->ev[p].closed;
-			int64_t r = a - off[p];
-			for (int i = mp->arity - 1; i >= 0; i--) {
-				pos[i] = (int)(r % ntc[mp->types[i]]);
-				r /= ntc[mp->types[i]];
-			}
-			for (int w = 0; w < 2 && unknown; w++) {
-				const struct si_set *set = w ? &t->ev[p].fal : &t->ev[p].tru;
-				for (size_t k = 0; k < set->v.n && unknown; k++) {
-					int in = 1;
-					for (int i = 0; i < mp->arity && in; i++)
-						in = si_has(set->v.v[k], i,
-						    blk[mp->types[i]][pos[i]]);
-					unknown = !in;
-				}
-			}
-			bit[a] = unknown ? nbits++ : -1;
-		}
-	}
-	if (nbits > BRUTE_MAX) {
-		rc = err_set(e, SQLIFT_ELIMIT, "theory brute force: %d unknown "
-		    "atoms", nbits);
-		goto done;
-	}
-	for (size_t i = 0; i < t->clauses.n && !rc; i++) {
-		const struct ct_clause *c = &t->clauses.v[i];
-		size_t before = g.n;
-		int val[64];
-		for (size_t k = 0; k < c->cons.v.n && !rc; k++)
-			if (enum_tuple(t, c, c->cons.v.v[k], blk, ntc, 0, val, &g) < 0)
-				rc = err_oom(e);
-		for (size_t k = before; k < g.n && !rc; k++)
-			for (int j = 0; j < g.v[k].n; j++) {
-				int a = bit[g.v[k].atom[j] + off[c->lits[j].pred]];
-				if (a < 0)  /* folding left an evidence atom */
-					rc = err_set(e, SQLIFT_EINTERNAL, "clause %zu holds "
-					    "an evidence atom", i);
-				g.v[k].atom[j] = a;
-			}
-	}
-	if (!rc && free_atoms) {
-		unsigned char *used = xcalloc((size_t)nbits + 1, 1);
-		if (!used) {
-			rc = err_oom(e);
-			goto done;
-		}
-		for (size_t k = 0; k < g.n; k++)
-			for (int j = 0; j < g.v[k].n; j++)
-				used[g.v[k].atom[j]] = 1;
-		*free_atoms = 0;
-		for (int a = 0; a < nbits; a++)
-			*free_atoms += !used[a];
-		free(used);
-	}
-	for (int pass = 0; pass < 2 && !rc; pass++)
-		for (uint64_t w = 0; w < ((uint64_t)1 << nbits); w++) {
-			double lw = 0;
-			int ok = 1;
-			for (size_t k = 0; k < g.n && ok; k++) {
-				int sat = 0;
-				for (int j = 0; j < g.v[k].n && !sat; j++)
-					sat = (int)((w >> g.v[k].atom[j]) & 1) != g.v[k].neg[j];
-				if (sat)
-					lw += g.v[k].hard ? 0 : g.v[k].w;
-				else if (g.v[k].hard)
-					ok = 0;
-			}
-			if (!ok)
-				continue;
-			if (pass == 0 && lw > max)
-				max = lw;
-			if (pass == 1)
-				sum += expl((long double)lw - max);
-		}
-	if (!rc && max == -INFINITY)
-		rc = err_set(e, SQLIFT_EZERO, "Z = 0");
-	if (!rc)
-		*log_z = t->log_const + max + (double)logl(sum);
-done:
-	for (int k = 0; blk && k < nt; k++)
-		free(blk[k]);
-	free(blk);
-	free(ntc);
-	free(off);
-	free(bit);
-	free(g.v);
-	return rc;
 }
 
 char *

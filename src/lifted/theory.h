@@ -11,7 +11,6 @@
 
 #include "constraint/setineq.h"
 #include "mln/mln.h"
-#include "store/store.h"
 
 struct ct_lit {
 	int pred;              /* predicate of the clause model */
@@ -52,12 +51,8 @@ struct ct_evidence {
 	int **block;           /* [type][domain position]: evidence block */
 	struct ct_pred_ev *pred;   /* per predicate of the clause model */
 };
+/* Frees what blocks_read() (evidence/blocks.c) made. */
 void ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds);
-/* Reads the cubes and blocks stored for clause model m over domains dom
- * (aux predicates have no evidence); closed[p] per predicate of m. */
-int ct_evidence_read(struct store *s, const struct mln_model *m,
-    const struct store_domain *dom, const int *closed,
-    struct ct_evidence **out, struct err *e) WUR;
 
 /* Evidence of one predicate in block terms. */
 struct ct_ev {
@@ -78,14 +73,14 @@ struct ct_theory {
 	double log_const;             /* added to log Z */
 	double free_atoms;            /* unknown atoms in no clause: 2 each */
 	int **block_of;               /* [type][domain position] -> block */
-	const struct store_domain *dom;
+	const struct mln_domain *dom;
 	double deadline;              /* CLOCK_MONOTONIC seconds; 0: none */
 };
 
 /* Builds the theory of clause model m (every formula a clause, as from
  * mln_to_clauses) over domains dom, with evidence ev (NULL: none; every
  * predicate open).  Caller frees with ct_free(). */
-int ct_build(const struct mln_model *m, const struct store_domain *dom,
+int ct_build(const struct mln_model *m, const struct mln_domain *dom,
     const struct ct_evidence *ev, struct ct_theory **out,
     struct err *e) WUR;
 void ct_free(struct ct_theory *t);

@@ -81,10 +81,13 @@ char *mln_formula_text(const struct mln_model *m, const struct mln_formula *f);
 struct mln_node *mln_node_copy(const struct mln_node *n);
 void mln_node_free(struct mln_node *n);
 
-/* A type's constants at inference time (names borrowed). */
+/* A type's constants at inference time: n constants, by name, with their
+ * ids in the database (store_domains() fills them; the clause conversion
+ * reads only the names). */
 struct mln_domain {
 	int n;
-	char *const *names;
+	int64_t *ids;
+	char **names;
 };
 
 /* Converts every formula to clauses (disjunctions of literals), keeping

@@ -1,6 +1,7 @@
-/* parse.c: lexer and recursive-descent parser for Alchemy .mln files
+/* parse.c: recursive-descent parser for Alchemy .mln files
  * (declarations, inline domains, weighted and hard formulas), with Tuffy's
- * closed-world '*' on declarations.  Errors name file:line:column. */
+ * closed-world '*' on declarations, over the tokens of lex.c.  Errors
+ * name file:line:column. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -8,26 +9,14 @@
 #include <string.h>
 
 #include "sqlift.h"
+#include "mln/lex.h"
 #include "mln/mln.h"
-
-enum tok {
-	T_EOF, T_NL, T_IDENT, T_NUM, T_STR, T_LP, T_RP, T_COMMA, T_NOT, T_AND,
-	T_OR, T_IMP, T_IFF, T_EQ, T_LB, T_RB, T_DOT, T_PLUS, T_STAR, T_AT,
-	T_ELLIPSIS, T_HASH, T_EXIST, T_FORALL, T_OTHER
-};
-
-struct token {
-	enum tok t;
-	const char *s;         /* start in the text */
-	int len;
-	int line, col;
-};
 
 struct parser {
 	struct mln_model *m;
 	const char *file;
 	struct err *e;
-	VEC(struct token) toks;
+	struct tokens toks;
 	size_t pos, end;       /* current token, end of current statement */
 	/* the formula being parsed */
 	VEC(char *) vars;
@@ -50,157 +39,6 @@ perr(struct parser *p, const struct token *t, const char *fmt, ...)
 	va_end(ap);
 	return err_set(p->e, SQLIFT_EINPUT, "%s:%d:%d: %s", p->file, t->line,
 	    t->col, msg);
-}
-
-static int
-is_ident_start(int c)
-{
-	return isalpha(c) || c == '_';
-}
-
-static int
-is_ident_char(int c)
-{
-	return isalnum(c) || c == '_' || c == '-' || c == '\'';
-}
-
-static const char *
-tok_name(enum tok t)
-{
-	static const char *names[] = {
-		"end of file", "end of line", "name", "number", "string", "'('",
-		"')'", "','", "'!'", "'^'", "'v'", "'=>'", "'<=>'", "'='", "'{'",
-		"'}'", "'.'", "'+'", "'*'", "'@'", "'...'", "'#'", "EXIST",
-		"FORALL", "character"
-	};
-	return names[t];
-}
-
-/* Splits the text into tokens; comments vanish, line ends stay. */
-static int
-lex(struct parser *p, const char *s, size_t n)
-{
-	size_t i = 0;
-	int line = 1, col = 1;
-
-	while (i < n) {
-		struct token t;
-		size_t st = i;
-		int c = (unsigned char)s[i];
-
-		if (c == '\n') {
-			t = (struct token){ T_NL, s + i, 1, line, col };
-			if (VEC_PUSH(p->toks, t) < 0)
-				return err_oom(p->e);
-			i++, line++, col = 1;
-			continue;
-		}
-		if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
-			i++, col++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-			while (i < n && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-			int l0 = line, c0 = col;
-			i += 2, col += 2;
-			while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/')) {
-				if (s[i] == '\n')
-					line++, col = 1;
-				else
-					col++;
-				i++;
-			}
-			if (i + 1 >= n) {
-				struct token bad = { T_OTHER, s, 0, l0, c0 };
-				return perr(p, &bad, "unterminated /* comment");
-			}
-			i += 2, col += 2;
-			continue;
-		}
-		t.s = s + i;
-		t.line = line;
-		t.col = col;
-		if (c == '"') {
-			i++;
-			while (i < n && s[i] != '"' && s[i] != '\n')
-				i++;
-			if (i >= n || s[i] != '"') {
-				t.len = 1;
-				return perr(p, &t, "unterminated quoted constant");
-			}
-			i++;
-			t.t = T_STR;
-		} else if (isdigit(c) || ((c == '-' || c == '+') && i + 1 < n &&
-		    (isdigit((unsigned char)s[i + 1]) || (s[i + 1] == '.' &&
-		    i + 2 < n && isdigit((unsigned char)s[i + 2]))))) {
-			i++;
-			while (i < n && isdigit((unsigned char)s[i]))
-				i++;
-			if (i + 1 < n && s[i] == '.' && isdigit((unsigned char)s[i + 1])) {
-				i++;
-				while (i < n && isdigit((unsigned char)s[i]))
-					i++;
-			}
-			if (i < n && (s[i] == 'e' || s[i] == 'E') && i + 1 < n &&
-			    (isdigit((unsigned char)s[i + 1]) || ((s[i + 1] == '-' ||
-			    s[i + 1] == '+') && i + 2 < n &&
-			    isdigit((unsigned char)s[i + 2])))) {
-				i += 2;
-				while (i < n && isdigit((unsigned char)s[i]))
-					i++;
-			}
-			t.t = T_NUM;
-			/* a constant such as 3abc or 1-2 continues as a name */
-			if (i < n && is_ident_char((unsigned char)s[i]) &&
-			    isdigit(c)) {
-				while (i < n && is_ident_char((unsigned char)s[i]))
-					i++;
-				t.t = T_IDENT;
-			}
-		} else if (is_ident_start(c)) {
-			while (i < n && is_ident_char((unsigned char)s[i]))
-				i++;
-			t.t = T_IDENT;
-			if (i - st == 1 && c == 'v')
-				t.t = T_OR;
-			else if ((i - st == 5 && (!strncmp(s + st, "EXIST", 5) ||
-			    !strncmp(s + st, "exist", 5))))
-				t.t = T_EXIST;
-			else if ((i - st == 6 && (!strncmp(s + st, "FORALL", 6) ||
-			    !strncmp(s + st, "forall", 6))))
-				t.t = T_FORALL;
-		} else if (i + 3 <= n && !strncmp(s + i, "<=>", 3)) {
-			i += 3, t.t = T_IFF;
-		} else if (i + 2 <= n && !strncmp(s + i, "=>", 2)) {
-			i += 2, t.t = T_IMP;
-		} else if (i + 3 <= n && !strncmp(s + i, "...", 3)) {
-			i += 3, t.t = T_ELLIPSIS;
-		} else {
-			static const char ch[] = "(),!^={}.+*@#";
-			static const enum tok tt[] = { T_LP, T_RP, T_COMMA, T_NOT,
-			    T_AND, T_EQ, T_LB, T_RB, T_DOT, T_PLUS, T_STAR, T_AT,
-			    T_HASH };
-			const char *q = strchr(ch, c);
-			i++;
-			t.t = (q && c) ? tt[q - ch] : T_OTHER;
-			if (t.t == T_OTHER) {
-				t.len = 1;
-				return perr(p, &t, "unexpected character '%c'", c);
-			}
-		}
-		t.len = (int)(i - st);
-		col += t.len;
-		if (VEC_PUSH(p->toks, t) < 0)
-			return err_oom(p->e);
-	}
-	struct token eof = { T_EOF, s + n, 0, line, col };
-	if (VEC_PUSH(p->toks, eof) < 0)
-		return err_oom(p->e);
-	return 0;
 }
 
 static int
@@ -266,7 +104,7 @@ static int
 unexpected(struct parser *p, const struct token *k, const char *what)
 {
 	if (k->t == T_NL || k->t == T_EOF)
-		return perr(p, k, "expected %s, found %s", what, tok_name(k->t));
+		return perr(p, k, "expected %s, found %s", what, lex_tok_name(k->t));
 	return perr(p, k, "expected %s, found '%.*s'", what, k->len, k->s);
 }
 
@@ -1176,7 +1014,7 @@ mln_parse(const char *text, size_t len, const char *file,
 		free(p.m);
 		return err_oom(e);
 	}
-	if ((rc = lex(&p, text, len)))
+	if ((rc = lex_text(file, text, len, &p.toks, e)))
 		goto done;
 	while (p.toks.v[p.pos].t != T_EOF) {
 		if (p.toks.v[p.pos].t == T_NL) {

@@ -47,8 +47,7 @@ struct store_pred {
 	int arity;
 	int closed;
 	int64_t *types;        /* arity type ids */
-	char *table;
-	void *ins, *get;       /* prepared insert and truth lookup */
+	char *table;           /* its evidence table, ev_<id> */
 };
 int store_npreds(const struct store *s);
 const struct store_pred *store_pred_at(const struct store *s, int i);
@@ -70,16 +69,11 @@ int store_evfile_add(struct store *s, const char *path, int64_t atoms,
     struct err *e) WUR;
 
 /* Domains for inference: for each type of model m, its constants. */
-struct store_domain {
-	int n;
-	int64_t *ids;
-	char **names;
-};
 /* Fills dom[t] for every type t of m, and adds the model's declared and
  * formula constants.  Caller frees with store_domains_free(). */
 int store_domains(struct store *s, const struct mln_model *m,
-    struct store_domain **dom, struct err *e) WUR;
-void store_domains_free(struct store_domain *dom, int n);
+    struct mln_domain **dom, struct err *e) WUR;
+void store_domains_free(struct mln_domain *dom, int n);
 
 /* Calls fn for every evidence atom of predicate pred (store index), with
  * constant ids; stops at the first non-zero return and returns it. */

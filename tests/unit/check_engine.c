@@ -123,7 +123,7 @@ START_TEST(test_engine_random_models)
 	for (unsigned seed = lo; seed <= hi; seed++) {
 		struct mln_model *m = NULL, *c = NULL;
 		struct ct_theory *t = NULL;
-		struct store_domain *d;
+		struct mln_domain *d;
 		struct mln_domain *md;
 		struct err e = { 0 };
 		double lz1 = 0, max1 = 0, k = 0;
@@ -310,7 +310,7 @@ END_TEST
  * (text_theory_free frees them). */
 struct text_theory {
 	struct mln_model *m, *c;
-	struct store_domain *d;
+	struct mln_domain *d;
 	struct mln_domain *md;
 	struct ct_theory *t;
 	double k;              /* the clause conversion's constant */

@@ -150,7 +150,7 @@ START_TEST(test_clauses_keep_log_z)
 
 	for (unsigned seed = 1; seed <= 2000; seed++) {
 		struct mln_model *m, *c;
-		struct store_domain *d;
+		struct mln_domain *d;
 		struct mln_domain *md;
 		struct err e = { 0 };
 		double lz1, lz2, k;
@@ -220,7 +220,7 @@ START_TEST(test_clauses_exist)
 
 	for (int i = 0; i < 2; i++) {
 		struct mln_model *m = NULL, *c = NULL, *cm = NULL;
-		struct store_domain *d;
+		struct mln_domain *d;
 		struct mln_domain *md;
 		struct err e = { 0 };
 		double k = 0, km = 0, lz1, lz2;

@@ -3,6 +3,7 @@
  * both signs of weight) brute force on the original formulas equals brute
  * force on the theory built from their clauses, grounded back from its
  * setineq constraints, plus the constants both steps report. */
+#include "evidence/blocks.h"
 #include "lifted/theory.h"
 #include "store/store.h"
 #include "testutil.h"
@@ -22,7 +23,7 @@ START_TEST(test_theory_keeps_log_z)
 	for (unsigned seed = 1; seed <= 1500; seed++) {
 		struct mln_model *m = NULL, *c = NULL;
 		struct ct_theory *t = NULL;
-		struct store_domain *d;
+		struct mln_domain *d;
 		struct mln_domain *md;
 		struct err e = { 0 };
 		double lz1 = 0, lz2 = 0, k = 0;
@@ -90,7 +91,7 @@ START_TEST(test_theory_with_evidence)
 		const char *dbp = tu_file("ev.db", NULL);
 		struct buf mb, eb;
 		struct mln_model *m = NULL, *c = NULL;
-		struct store_domain *dom = NULL;
+		struct mln_domain *dom = NULL;
 		struct mln_domain *md = NULL;
 		struct ct_evidence *ev = NULL;
 		struct ct_theory *t = NULL;
@@ -162,7 +163,7 @@ START_TEST(test_theory_with_evidence)
 			closed[p] = cnt > 0 && !queried[p];
 			withev += cnt > 0;
 		}
-		ck_assert_int_eq(ct_evidence_read(st, c, dom, closed, &ev, &e), 0);
+		ck_assert_int_eq(blocks_read(st, c, dom, closed, &ev, &e), 0);
 		rc2 = ct_build(c, dom, ev, &t, &e);
 		if (rc2 == 0) {
 			double fa = -1;

@@ -54,10 +54,10 @@ tu_file(const char *name, const char *text)
 }
 
 /* Domains made of each type's declared constants. */
-static inline struct store_domain *
+static inline struct mln_domain *
 tu_domains(const struct mln_model *m)
 {
-	struct store_domain *d = calloc(m->types.n + 1, sizeof *d);
+	struct mln_domain *d = calloc(m->types.n + 1, sizeof *d);
 
 	for (size_t t = 0; t < m->types.n; t++) {
 		const struct mln_type *ty = &m->types.v[t];
@@ -74,7 +74,7 @@ tu_domains(const struct mln_model *m)
 
 /* The domains as mln_to_clauses() wants them (names borrowed from d). */
 static inline struct mln_domain *
-tu_mln_domains(const struct mln_model *m, const struct store_domain *d)
+tu_mln_domains(const struct mln_model *m, const struct mln_domain *d)
 {
 	struct mln_domain *md = calloc(m->types.n + 1, sizeof *md);
 
@@ -89,7 +89,7 @@ tu_mln_domains(const struct mln_model *m, const struct store_domain *d)
  * open, and the log weight of its heaviest world (log_max may be NULL).
  * Returns the status. */
 static inline int
-tu_brute_model_max(const struct mln_model *m, const struct store_domain *d,
+tu_brute_model_max(const struct mln_model *m, const struct mln_domain *d,
     double *log_z, double *log_max, struct err *e)
 {
 	struct ground g;
@@ -111,7 +111,7 @@ tu_brute_model_max(const struct mln_model *m, const struct store_domain *d,
 }
 
 static inline int
-tu_brute_model(const struct mln_model *m, const struct store_domain *d,
+tu_brute_model(const struct mln_model *m, const struct mln_domain *d,
     double *log_z, struct err *e)
 {
 	return tu_brute_model_max(m, d, log_z, NULL, e);

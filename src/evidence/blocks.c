@@ -1,11 +1,12 @@
-/* evidence.c: the evidence of a clause model read from the store as
- * hypercubes over domain positions, with the evidence blocks of every
- * type, for ct_build().  Run `sqlift cubes` (cube_build_all) first. */
+/* blocks.c: the stage between the database and the lifted theory: the
+ * evidence of a clause model read from the store as hypercubes over domain
+ * positions, with the evidence blocks of every type, in the plain
+ * structures ct_build() takes.  Run `sqlift cubes` (cube_build_all) first. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "sqlift.h"
-#include "lifted/theory.h"
+#include "evidence/blocks.h"
 
 struct rd {
 	int *pos_of;           /* const id -> domain position, or -1 */
@@ -71,8 +72,8 @@ fail:
 }
 
 int
-ct_evidence_read(struct store *s, const struct mln_model *m,
-    const struct store_domain *dom, const int *closed,
+blocks_read(struct store *s, const struct mln_model *m,
+    const struct mln_domain *dom, const int *closed,
     struct ct_evidence **out, struct err *e)
 {
 	int nt = (int)m->types.n, np = (int)m->preds.n, rc = 0;

@@ -1,0 +1,40 @@
+-- runs.sql: the statements of store/runs.c: runs, their marginals,
+-- groups and traces, and the summary of `sqlift info`.  Each
+-- "-- name: X" section becomes the C string sql_X.
+
+-- name: run_put
+INSERT INTO runs (method, status, log_z, seed, parameters, queries, job_file,
+  model_fingerprint, evidence_fingerprint, unknown_atoms, query_atoms,
+  started_at, finished_at, seconds, sqlift_version, stats,
+  log_z_stderr, samples, ess, proposal)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+  strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14, ?15, ?16, ?17, ?18, ?19);
+
+-- name: marginal_put
+INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: group_put
+INSERT INTO run_groups (run_id, group_id, predicate, atoms, probability,
+  stderr)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6);
+
+-- name: trace_put
+INSERT INTO run_trace (run_id, samples, log_z, log_z_stderr, ess)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: run_method
+SELECT method FROM runs WHERE run_id = ?1;
+
+-- name: trace_all
+SELECT samples, log_z, log_z_stderr, ess FROM run_trace WHERE run_id = ?1
+ORDER BY samples;
+
+-- name: info_counts
+SELECT (SELECT count(*) FROM types), (SELECT count(*) FROM predicates),
+  (SELECT count(*) FROM formulas), (SELECT count(*) FROM constants),
+  (SELECT count(*) FROM evidence_files), (SELECT count(*) FROM runs);
+
+-- name: info_runs
+SELECT run_id, method, status, log_z, finished_at FROM runs
+ORDER BY run_id DESC LIMIT 5;

@@ -1,0 +1,78 @@
+/* cube-int.h: what the three files of the hypercube builder share:
+ * cube.c (the SQL splitter and the driver), cube-mem.c (the in-memory
+ * splitter) and cube-unknown.c (the cubes of the unknown atoms). */
+#ifndef SQLIFT_CUBE_INT_H
+#define SQLIFT_CUBE_INT_H
+
+#include <stdint.h>
+
+#include "evidence/cube.h"
+
+/* The known cubes of the current predicate, kept for the complement: all
+ * their sides in one array; side d of cube k, j = k * arity + d, is
+ * ids[at[j]] up to at[j + 1] (ids.n for the last side). */
+struct known {
+	VEC(int64_t) ids;
+	VEC(size_t) at;
+	size_t n;              /* cubes */
+};
+
+/* Block signatures: for each stored type, a hash per constant id of the
+ * (cube, argument) pairs whose side holds it, in the order cubes are
+ * made; constants with equal signatures form a block. */
+struct sigs {
+	int ntypes;
+	uint64_t **h;          /* [type index][const id] */
+	int64_t *cap;
+	int64_t seq;           /* cubes made so far */
+	struct known known;    /* of the current predicate */
+	int arity;
+	int64_t *dom_n;        /* [type index] domain size, -1 until read */
+	int open;              /* the store's cube statements are open */
+	long in_memory;        /* atoms up to this are split in memory,
+	                          read once per build */
+};
+
+struct byc {
+	int64_t val, count;
+};
+
+static inline size_t
+hash_id(int64_t v, size_t mask)
+{
+	return ((uint64_t)v * 0x9e3779b97f4a7c15ULL >> 20) & mask;
+}
+
+/* cube.c */
+/* Stores a known cube, adds it to the signatures and appends its sides
+ * to the known cubes, for the complement. */
+int cube_emit(struct store *s, struct sigs *g, int pi, int truth,
+    int64_t atoms, const struct store_ids *side, struct err *e) WUR;
+/* Most atoms first, then by value. */
+int cube_byc_desc(const void *x, const void *y);
+/* Heapsort: n log n at worst and no allocation (qsort may malloc). */
+void cube_byc_sort(struct byc *v, size_t n,
+    int (*cmp)(const void *, const void *));
+/* The split rule of both splitters (see cube.c). */
+int cube_pick_dim(int arity, const struct store_ids *cnt, double full,
+    int *complete);
+void cube_pick_left(struct byc *bv, size_t nv, int complete, double slice,
+    unsigned char *left);
+
+/* cube-mem.c */
+/* The limit cube_set_memory_limit() set: atoms up to this many are split
+ * in memory. */
+long cube_mem_limit(void);
+/* Cubes of the n atoms in rows (arity ids each, borrowed). */
+int cube_mem_run(struct store *s, struct sigs *g, int pi, int truth,
+    const int64_t *rows, size_t n, int64_t *ncubes, struct err *e) WUR;
+/* Reads the atoms inside the current cube and splits them in memory. */
+int cube_mem_build(struct store *s, struct sigs *g, int pi, int truth,
+    int64_t *ncubes, struct err *e) WUR;
+
+/* cube-unknown.c: the complement of the known cubes of predicate pi; the
+ * store's cube statements must be open (for the inserts). */
+int cube_complement(struct store *s, struct sigs *g, int pi,
+    int64_t *ncubes, struct err *e) WUR;
+
+#endif

@@ -1,0 +1,516 @@
+/* cubes.c: the SQL side of the hypercube builder (evidence/cube.c):
+ * queries on one predicate's evidence inside the current cube, storing
+ * cubes and blocks, the cube_atoms view, and reading cubes and blocks back
+ * for inference.  Fixed statements come from sql/cubes.sql. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "store/store-int.h"
+#include "store/sql.inc"
+
+void
+store_cube_close(struct store *s)
+{
+	int ar = s->cube.pred >= 0 && s->cube.pred < (int)s->preds.n ?
+	    s->preds.v[s->cube.pred].arity : 64;
+
+	for (int i = 0; i < ar && i < 64; i++) {
+		sqlite3_finalize(s->cube.root[i]);
+		sqlite3_finalize(s->cube.distinct[i]);
+		sqlite3_finalize(s->cube.group[i]);
+	}
+	sqlite3_finalize(s->cube.count);
+	sqlite3_finalize(s->cube.side_put);
+	sqlite3_finalize(s->cube.side_clear);
+	sqlite3_finalize(s->cube.rows);
+	sqlite3_finalize(s->cube.count_all);
+	sqlite3_finalize(s->cube.rows_all);
+	buf_free(&s->cube.json);
+	sqlite3_finalize(s->cube.put);
+	memset(&s->cube, 0, sizeof s->cube);
+	s->cube.pred = -1;
+}
+
+/* " AND a0 IN (...) AND a1 IN (...)" over the temporary sides */
+static void
+cube_filter(struct buf *b, int arity)
+{
+	for (int i = 0; i < arity; i++)
+		buf_printf(b, " AND a%d IN (SELECT const_id FROM temp.cube_side "
+		    "WHERE dim = %d)", i, i);
+}
+
+int
+store_cube_open(struct store *s, int pi, int truth, struct err *e)
+{
+	const struct store_pred *p = &s->preds.v[pi];
+	struct buf b;
+	int rc = 0;
+
+	memset(&s->cube, 0, sizeof s->cube);
+	s->cube.pred = pi;
+	s->cube.truth = truth;
+	if (p->arity > 64)
+		return err_set(e, SQLIFT_ELIMIT, "%s: more than 64 arguments",
+		    p->name);
+	if ((rc = db_exec(s, sql_cube_side_table, e)) ||
+	    (rc = db_prep(s, sql_cube_side_put, &s->cube.side_put, e)) ||
+	    (rc = db_prep(s, sql_cube_side_clear, &s->cube.side_clear, e)))
+		return rc;
+	buf_init(&b);
+	for (int i = 0; i < p->arity && !rc; i++) {
+		buf_clear(&b);
+		buf_printf(&b, "SELECT DISTINCT a%d FROM %s WHERE truth = %d "
+		    "ORDER BY 1", i, p->table, truth);
+		rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.root[i], e);
+		buf_clear(&b);
+		buf_printf(&b, "SELECT DISTINCT a%d FROM %s WHERE truth = %d", i,
+		    p->table, truth);
+		cube_filter(&b, p->arity);
+		buf_puts(&b, " ORDER BY 1");
+		if (!rc)
+			rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.distinct[i], e);
+		buf_clear(&b);
+		buf_printf(&b, "SELECT a%d, count(*) FROM %s WHERE truth = %d", i,
+		    p->table, truth);
+		cube_filter(&b, p->arity);
+		buf_printf(&b, " GROUP BY a%d", i);
+		if (!rc)
+			rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.group[i], e);
+	}
+	buf_clear(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s WHERE truth = %d", p->table,
+	    truth);
+	cube_filter(&b, p->arity);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.count, e);
+	buf_clear(&b);
+	buf_puts(&b, "SELECT ");
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, "%sa%d", i ? ", " : "", i);
+	buf_printf(&b, " FROM %s WHERE truth = %d", p->table, truth);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.rows_all, e);
+	cube_filter(&b, p->arity);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.rows, e);
+	buf_clear(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s WHERE truth = %d", p->table,
+	    truth);
+	if (!rc)
+		rc = b.oom ? err_oom(e) : db_prep(s, b.s, &s->cube.count_all, e);
+	if (!rc)
+		rc = db_prep(s, sql_cube_put, &s->cube.put, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_cube_distinct(struct store *s, int dim, int root, struct store_ids *out,
+    struct err *e)
+{
+	sqlite3_stmt *st = root ? s->cube.root[dim] : s->cube.distinct[dim];
+	int r;
+
+	out->n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*out, sqlite3_column_int64(st, 0)) < 0) {
+			sqlite3_reset(st);
+			return err_oom(e);
+		}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+int
+store_cube_sides(struct store *s, const struct store_ids *sides,
+    struct err *e)
+{
+	int ar = s->preds.v[s->cube.pred].arity;
+
+	if (sqlite3_step(s->cube.side_clear) != SQLITE_DONE) {
+		sqlite3_reset(s->cube.side_clear);
+		return db_err(s, e, "cube sides");
+	}
+	sqlite3_reset(s->cube.side_clear);
+	for (int i = 0; i < ar; i++)
+		for (size_t k = 0; k < sides[i].n; k++) {
+			int r;
+			sqlite3_bind_int(s->cube.side_put, 1, i);
+			sqlite3_bind_int64(s->cube.side_put, 2, sides[i].v[k]);
+			r = sqlite3_step(s->cube.side_put);
+			sqlite3_reset(s->cube.side_put);
+			if (r != SQLITE_DONE)
+				return db_err(s, e, "cube sides");
+		}
+	return 0;
+}
+
+int
+store_cube_count(struct store *s, int64_t *n, struct err *e)
+{
+	int r = sqlite3_step(s->cube.count);
+
+	*n = r == SQLITE_ROW ? sqlite3_column_int64(s->cube.count, 0) : 0;
+	sqlite3_reset(s->cube.count);
+	return r == SQLITE_ROW ? 0 : db_err(s, e, "cubes");
+}
+
+int
+store_cube_count_all(struct store *s, int64_t *n, struct err *e)
+{
+	int r = sqlite3_step(s->cube.count_all);
+
+	*n = r == SQLITE_ROW ? sqlite3_column_int64(s->cube.count_all, 0) : 0;
+	sqlite3_reset(s->cube.count_all);
+	return r == SQLITE_ROW ? 0 : db_err(s, e, "cubes");
+}
+
+int
+store_cube_groups(struct store *s, int dim, struct store_ids *vals,
+    struct store_ids *counts, struct err *e)
+{
+	sqlite3_stmt *st = s->cube.group[dim];
+	int r;
+
+	vals->n = counts->n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*vals, sqlite3_column_int64(st, 0)) < 0 ||
+		    VEC_PUSH(*counts, sqlite3_column_int64(st, 1)) < 0) {
+			sqlite3_reset(st);
+			return err_oom(e);
+		}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+static int
+cube_rows(struct store *s, sqlite3_stmt *st, struct store_ids *rows,
+    struct err *e)
+{
+	int ar = s->preds.v[s->cube.pred].arity, r;
+
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		for (int i = 0; i < ar; i++)
+			if (VEC_PUSH(*rows, sqlite3_column_int64(st, i)) < 0) {
+				sqlite3_reset(st);
+				return err_oom(e);
+			}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+int
+store_cube_rows(struct store *s, struct store_ids *rows, struct err *e)
+{
+	return cube_rows(s, s->cube.rows, rows, e);
+}
+
+int
+store_cube_rows_all(struct store *s, struct store_ids *rows, struct err *e)
+{
+	return cube_rows(s, s->cube.rows_all, rows, e);
+}
+
+int
+store_cubes_clear(struct store *s, struct err *e)
+{
+	return db_exec(s, sql_cubes_clear, e);
+}
+
+int
+store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
+    const struct store_ids *sides, unsigned negated, struct err *e)
+{
+	sqlite3_stmt *st = s->cube.put;
+	struct buf *j = &s->cube.json;
+	int r;
+
+	/* the sides as a JSON array of arrays of constant ids (no printf:
+	 * this is most of the time of a build with many small cubes) */
+	buf_clear(j);
+	buf_add(j, "[", 1);
+	for (int i = 0; i < s->preds.v[pi].arity; i++) {
+		buf_add(j, i ? ",[" : "[", i ? 2 : 1);
+		for (size_t k = 0; k < sides[i].n; k++) {
+			char d[24], *p = d + sizeof d;
+			uint64_t v = (uint64_t)sides[i].v[k];
+			int neg = sides[i].v[k] < 0;
+			if (neg)
+				v = -v;
+			do
+				*--p = (char)('0' + v % 10);
+			while ((v /= 10));
+			if (neg)
+				*--p = '-';
+			if (k)
+				*--p = ',';
+			buf_add(j, p, (size_t)(d + sizeof d - p));
+		}
+		buf_add(j, "]", 1);
+	}
+	buf_add(j, "]", 1);
+	if (j->oom)
+		return err_oom(e);
+	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
+	if (truth < 0)
+		sqlite3_bind_null(st, 2);
+	else
+		sqlite3_bind_int(st, 2, truth);
+	sqlite3_bind_int64(st, 3, atoms);
+	sqlite3_bind_int(st, 4, (int)negated);
+	sqlite3_bind_text(st, 5, j->s, (int)j->len, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+int
+store_cube_view(struct store *s, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_puts(&b, "DROP VIEW IF EXISTS cube_atoms;\n"
+	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS\n");
+	for (size_t i = 0; i < s->preds.n; i++) {
+		struct store_pred *p = &s->preds.v[i];
+		/* a branch per pattern of negated sides: listed sides join their
+		 * rows, negated ones the domain less the rows */
+		for (unsigned m = 0; p->arity <= 8 && m < (1u << p->arity); m++) {
+			buf_puts(&b, "SELECT ");
+			db_literal(&b, p->name);
+			buf_puts(&b, ", c.truth, ");
+			db_literal(&b, p->name);
+			buf_puts(&b, " || '('");
+			for (int j = 0; j < p->arity; j++)
+				buf_printf(&b, " || %sk%d.name", j ? "',' || " : "", j);
+			buf_puts(&b, " || ')' FROM cubes c");
+			for (int j = 0; j < p->arity; j++) {
+				if ((m >> j) & 1)
+					buf_printf(&b, " JOIN domains s%d ON s%d.type_id = %lld "
+					    "AND s%d.const_id NOT IN (SELECT value FROM "
+					    "json_each(c.sides, '$[%d]')) JOIN constants k%d ON "
+					    "k%d.const_id = s%d.const_id", j, j,
+					    (long long)p->types[j], j, j, j, j, j);
+				else
+					buf_printf(&b, " JOIN json_each(c.sides, '$[%d]') s%d "
+					    "JOIN constants k%d ON k%d.const_id = s%d.value", j, j,
+					    j, j, j);
+			}
+			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u\n"
+			    "UNION ALL\n", (long long)p->id, m);
+		}
+	}
+	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
+	rc = b.oom ? err_oom(e) : db_exec(s, b.s, e);
+	buf_free(&b);
+	return rc;
+}
+
+int
+store_domain_ids(struct store *s, int t, struct store_ids *out, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if ((rc = db_prep(s, sql_domain_ids, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, s->type_ids.v[t]);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (VEC_PUSH(*out, sqlite3_column_int64(st, 0)) < 0) {
+			sqlite3_finalize(st);
+			return err_oom(e);
+		}
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "domains");
+}
+
+/* Signature -> block number: open addressing on the 64-bit signature. */
+struct sigmap {
+	uint64_t *key;
+	int *val;
+	size_t n, cap;         /* cap a power of two */
+};
+
+static int
+sigmap_get(struct sigmap *m, uint64_t h, int *next)
+{
+	size_t i;
+
+	if (2 * (m->n + 1) > m->cap) {
+		size_t cap = m->cap ? 2 * m->cap : 256;
+		uint64_t *k = xcalloc(cap, sizeof *k);
+		int *v = xmalloc(cap * sizeof *v);
+		if (!k || !v) {
+			free(k);
+			free(v);
+			return -1;
+		}
+		for (size_t x = 0; x < cap; x++)
+			v[x] = -1;
+		for (size_t x = 0; x < m->cap; x++)
+			if (m->val[x] >= 0) {
+				size_t y = (size_t)(m->key[x] * 0x9E3779B97F4A7C15ULL) &
+				    (cap - 1);
+				while (v[y] >= 0)
+					y = (y + 1) & (cap - 1);
+				k[y] = m->key[x];
+				v[y] = m->val[x];
+			}
+		free(m->key);
+		free(m->val);
+		m->key = k;
+		m->val = v;
+		m->cap = cap;
+	}
+	i = (size_t)(h * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);
+	while (m->val[i] >= 0 && m->key[i] != h)
+		i = (i + 1) & (m->cap - 1);
+	if (m->val[i] < 0) {
+		m->key[i] = h;
+		m->val[i] = (*next)++;
+		m->n++;
+	}
+	return m->val[i];
+}
+
+#define BLOCK_ROWS 64          /* rows per INSERT of the blocks */
+
+int
+store_blocks_build(struct store *s, uint64_t *const *sig, const int64_t *cap,
+    FILE *report, struct err *e)
+{
+	sqlite3_stmt *dom = NULL, *put = NULL, *put1 = NULL;
+	struct buf q;
+	int rc;
+
+	buf_init(&q);
+	buf_puts(&q, sql_blocks_put_many);
+	for (int i = 0; i < BLOCK_ROWS; i++)
+		buf_puts(&q, i ? ",(?,?,?)" : "(?,?,?)");
+	if (q.oom) {
+		rc = err_oom(e);
+		goto done;
+	}
+	if ((rc = db_prep(s, sql_domain_ids, &dom, e)) ||
+	    (rc = db_prep(s, q.s, &put, e)) ||
+	    (rc = db_prep(s, sql_block_put, &put1, e)))
+		goto done;
+	for (size_t t = 0; t < s->type_ids.n && !rc; t++) {
+		struct sigmap by = { 0 };
+		int64_t nconst = 0, row[BLOCK_ROWS][2];
+		int nblocks = 0, nrow = 0, r;
+
+		sqlite3_bind_int64(dom, 1, s->type_ids.v[t]);
+		while (!rc && (r = sqlite3_step(dom)) == SQLITE_ROW) {
+			int64_t c = sqlite3_column_int64(dom, 0);
+			int b = sigmap_get(&by, c < cap[t] ? sig[t][c] : 0, &nblocks);
+			if (b < 0) {
+				rc = err_oom(e);
+				break;
+			}
+			row[nrow][0] = b;
+			row[nrow][1] = c;
+			nconst++;
+			if (++nrow < BLOCK_ROWS)
+				continue;
+			for (int i = 0; i < BLOCK_ROWS; i++) {
+				sqlite3_bind_int64(put, 3 * i + 1, s->type_ids.v[t]);
+				sqlite3_bind_int64(put, 3 * i + 2, row[i][0]);
+				sqlite3_bind_int64(put, 3 * i + 3, row[i][1]);
+			}
+			r = sqlite3_step(put);
+			sqlite3_reset(put);
+			if (r != SQLITE_DONE)
+				rc = db_err(s, e, "blocks");
+			nrow = 0;
+		}
+		for (int i = 0; i < nrow && !rc; i++) {
+			sqlite3_bind_int64(put1, 1, s->type_ids.v[t]);
+			sqlite3_bind_int64(put1, 2, row[i][0]);
+			sqlite3_bind_int64(put1, 3, row[i][1]);
+			r = sqlite3_step(put1);
+			sqlite3_reset(put1);
+			if (r != SQLITE_DONE)
+				rc = db_err(s, e, "blocks");
+		}
+		sqlite3_reset(dom);
+		free(by.key);
+		free(by.val);
+		if (!rc && report)
+			fprintf(report, "type %-19s %9lld constants in %6d blocks\n",
+			    s->type_names.v[t], (long long)nconst, nblocks);
+	}
+done:
+	sqlite3_finalize(dom);
+	sqlite3_finalize(put);
+	sqlite3_finalize(put1);
+	buf_free(&q);
+	return rc;
+}
+
+int
+store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	struct store_ids side[64];
+	int ar = s->preds.v[pi].arity, rc, r, truth = 0;
+	int64_t cube = -1;
+
+	if (ar > 64)
+		return err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
+	if ((rc = db_prep(s, sql_cubes_of_pred, &st, e)))
+		return rc;
+	memset(side, 0, sizeof side);
+	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
+	for (;;) {
+		r = sqlite3_step(st);
+		if (r != SQLITE_ROW || sqlite3_column_int64(st, 0) != cube) {
+			if (cube >= 0 && (rc = fn(ctx, truth, ar, side)))
+				break;
+			for (int i = 0; i < ar; i++)
+				side[i].n = 0;
+			if (r != SQLITE_ROW)
+				break;
+			cube = sqlite3_column_int64(st, 0);
+			truth = sqlite3_column_int(st, 1);
+		}
+		if (VEC_PUSH(side[sqlite3_column_int(st, 2)],
+		    sqlite3_column_int64(st, 3)) < 0) {
+			rc = err_oom(e);
+			break;
+		}
+	}
+	if (!rc && r != SQLITE_DONE)
+		rc = db_err(s, e, "cubes");
+	sqlite3_finalize(st);
+	for (int i = 0; i < ar; i++)
+		free(side[i].v);
+	return rc;
+}
+
+int
+store_blocks_each(struct store *s, const char *type, store_block_fn fn,
+    void *ctx, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	if ((rc = db_prep(s, sql_blocks_of_type, &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_STATIC);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if ((rc = fn(ctx, sqlite3_column_int64(st, 0),
+		    sqlite3_column_int(st, 1))))
+			break;
+	if (!rc && r != SQLITE_DONE)
+		rc = db_err(s, e, "blocks");
+	sqlite3_finalize(st);
+	return rc;
+}

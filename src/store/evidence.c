@@ -1,0 +1,363 @@
+/* evidence.c: constants and domain membership, and evidence atoms:
+ * buffered, checked for contradictions and inserted in key order into the
+ * ev_ tables; read back as domains, atoms and a fingerprint.  Statements
+ * come from sql/evidence.sql, per-predicate ones are built here. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlift.h"
+#include "store/store-int.h"
+#include "store/sql.inc"
+
+#define PEND_CHUNK 65536  /* atoms sorted and inserted at once */
+
+int
+evidence_dom_mark(struct store *s, int t, int64_t cid)
+{
+	size_t need = (size_t)cid / 8 + 1;
+
+	if (need > s->dom_cap.v[t]) {
+		size_t cap = need * 2;
+		unsigned char *b = xrealloc(s->dom_bits.v[t], cap);
+		if (!b)
+			return -1;
+		memset(b + s->dom_cap.v[t], 0, cap - s->dom_cap.v[t]);
+		s->dom_bits.v[t] = b;
+		s->dom_cap.v[t] = cap;
+	}
+	if (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)))
+		return 0;
+	s->dom_bits.v[t][cid / 8] |= (unsigned char)(1u << (cid % 8));
+	return 1;
+}
+
+int
+evidence_const_add(struct store *s, int t, const char *name, size_t len,
+    int64_t *id, struct err *e)
+{
+	int cid = smap_getn(&s->consts, name, len);
+	int r;
+
+	if (cid < 0) {
+		sqlite3_bind_text(s->const_put, 1, name, (int)len, SQLITE_STATIC);
+		r = sqlite3_step(s->const_put);
+		sqlite3_reset(s->const_put);
+		if (r != SQLITE_DONE)
+			return db_err(s, e, "constants");
+		cid = (int)sqlite3_last_insert_rowid(s->db);
+		if (smap_putn(&s->consts, name, len, cid) < 0)
+			return err_oom(e);
+	}
+	*id = cid;
+	if (t < 0)
+		return 0;
+	if ((r = evidence_dom_mark(s, t, cid)) < 0)
+		return err_oom(e);
+	if (r == 1) {
+		sqlite3_bind_int64(s->domain_put, 1, s->type_ids.v[t]);
+		sqlite3_bind_int64(s->domain_put, 2, cid);
+		r = sqlite3_step(s->domain_put);
+		sqlite3_reset(s->domain_put);
+		if (r != SQLITE_DONE)
+			return db_err(s, e, "domains");
+	}
+	return 0;
+}
+
+void
+evidence_free(struct store *s)
+{
+	free(s->pend);
+	s->pend = NULL;
+	s->npend = 0;
+}
+
+static struct pend_atom *
+pend_at(const struct store *s, size_t i)
+{
+	return (struct pend_atom *)(void *)(s->pend + i * s->pend_size);
+}
+
+/* Orders by predicate, arguments, then line. */
+static int
+pend_cmp(const void *x, const void *y, void *arg)
+{
+	const struct pend_atom *a = x, *b = y;
+	const struct store *s = arg;
+
+	if (a->pred != b->pred)
+		return a->pred < b->pred ? -1 : 1;
+	for (int i = 0; i < s->preds.v[a->pred].arity; i++)
+		if (a->args[i] != b->args[i])
+			return a->args[i] < b->args[i] ? -1 : 1;
+	return (a->line > b->line) - (a->line < b->line);
+}
+
+static int
+same_atom(const struct store *s, const struct pend_atom *a,
+    const struct pend_atom *b)
+{
+	if (a->pred != b->pred)
+		return 0;
+	for (int i = 0; i < s->preds.v[a->pred].arity; i++)
+		if (a->args[i] != b->args[i])
+			return 0;
+	return 1;
+}
+
+/* The message for atom a whose truth contradicts earlier evidence. */
+static int
+contradiction(struct store *s, const struct pend_atom *a, struct err *e)
+{
+	const struct store_pred *p = &s->preds.v[a->pred];
+	sqlite3_stmt *st = NULL;
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	if (sqlite3_prepare_v2(s->db, sql_const_name, -1, &st, NULL) == SQLITE_OK)
+		for (int i = 0; i < p->arity; i++) {
+			sqlite3_bind_int64(st, 1, a->args[i]);
+			buf_puts(&b, i ? "," : "");
+			if (sqlite3_step(st) == SQLITE_ROW)
+				buf_puts(&b, (const char *)sqlite3_column_text(st, 0));
+			sqlite3_reset(st);
+		}
+	sqlite3_finalize(st);
+	rc = err_set(e, SQLIFT_EINPUT, "%s:%d: contradictory evidence: %s(%s) is "
+	    "%s here and %s before", a->file, a->line, p->name, b.s ? b.s : "",
+	    a->truth ? "true" : "false", a->truth ? "false" : "true");
+	buf_free(&b);
+	return rc;
+}
+
+/* Sorts the buffered atoms and inserts them: in key order the B-tree
+ * stays warm in a small page cache, so memory does not grow with the
+ * file.  Repeats are skipped; a contradiction is an error. */
+static int
+pend_flush(struct store *s, struct err *e)
+{
+	size_t n = s->npend;
+	int rc = 0;
+
+	s->npend = 0;
+	if (n == 0)
+		return 0;
+	qsort_r(s->pend, n, s->pend_size, pend_cmp, s);
+	for (size_t i = 0; i < n; i++) {
+		struct pend_atom *a = pend_at(s, i);
+		struct store_pred *p = &s->preds.v[a->pred];
+		sqlite3_stmt *ins = s->pstmt.v[a->pred].ins;
+		sqlite3_stmt *get = s->pstmt.v[a->pred].get;
+		int r, old;
+
+		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
+			if (pend_at(s, i - 1)->truth != a->truth)
+				return contradiction(s, a, e);
+			continue;
+		}
+		for (int k = 0; k < p->arity; k++)
+			sqlite3_bind_int64(ins, k + 1, a->args[k]);
+		sqlite3_bind_int(ins, p->arity + 1, a->truth);
+		r = sqlite3_step(ins);
+		sqlite3_reset(ins);
+		if (r != SQLITE_DONE)
+			return db_err(s, e, p->table);
+		if (sqlite3_changes(s->db) > 0)
+			continue;
+		/* stored before: the same truth is a harmless repeat */
+		for (int k = 0; k < p->arity; k++)
+			sqlite3_bind_int64(get, k + 1, a->args[k]);
+		r = sqlite3_step(get);
+		old = r == SQLITE_ROW ? sqlite3_column_int(get, 0) : a->truth;
+		sqlite3_reset(get);
+		if (r != SQLITE_ROW && r != SQLITE_DONE)
+			return db_err(s, e, p->table);
+		if (old != a->truth)
+			return contradiction(s, a, e);
+	}
+	return rc;
+}
+
+int
+store_atom_add(struct store *s, int pi, const char *const *args,
+    const size_t *lens, int truth, const char *file, int line, struct err *e)
+{
+	struct store_pred *p = &s->preds.v[pi];
+	struct pend_atom *a;
+	int rc;
+
+	if (!s->pend && !(s->pend = xmalloc(PEND_CHUNK * s->pend_size)))
+		return err_oom(e);
+	if (s->npend == PEND_CHUNK && (rc = pend_flush(s, e)))
+		return rc;
+	a = pend_at(s, s->npend);
+	for (int i = 0; i < p->arity; i++)
+		if ((rc = evidence_const_add(s, model_type_index(s, p->types[i]), args[i],
+		    lens[i], &a->args[i], e)))
+			return rc;
+	a->pred = pi;
+	a->truth = truth;
+	a->line = line;
+	a->file = file;
+	s->npend++;
+	return 0;
+}
+
+int
+store_evfile_add(struct store *s, const char *path, int64_t atoms,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = pend_flush(s, e)) || (rc = db_prep(s, sql_evfile_put, &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, atoms);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "evidence_files");
+}
+
+void
+store_domains_free(struct mln_domain *dom, int n)
+{
+	if (!dom)
+		return;
+	for (int t = 0; t < n; t++) {
+		for (int i = 0; i < dom[t].n; i++)
+			free(dom[t].names[i]);
+		free(dom[t].names);
+		free(dom[t].ids);
+	}
+	free(dom);
+}
+
+int
+store_domains(struct store *s, const struct mln_model *m,
+    struct mln_domain **out, struct err *e)
+{
+	struct mln_domain *dom;
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	*out = NULL;
+	if (!(dom = xcalloc(m->types.n, sizeof *dom)))
+		return err_oom(e);
+	if ((rc = db_prep(s, sql_domain_of, &st, e)))
+		goto fail;
+	for (size_t t = 0; t < m->types.n; t++) {
+		int ti = -1;
+		VEC(int64_t) ids = { 0 };
+		VEC(char *) names = { 0 };
+		for (size_t k = 0; k < s->type_names.n; k++)
+			if (!strcmp(s->type_names.v[k], m->types.v[t].name))
+				ti = (int)k;
+		if (ti >= 0) {
+			int step;
+			sqlite3_bind_int64(st, 1, s->type_ids.v[ti]);
+			while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+				char *n = db_text(st, 1);
+				if (n && VEC_PUSH(names, n) < 0) {
+					free(n);
+					n = NULL;
+				}
+				if (!n || VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
+					rc = err_oom(e);
+					break;
+				}
+			}
+			sqlite3_reset(st);
+			if (!rc && step != SQLITE_DONE)
+				rc = db_err(s, e, "domains");
+			if (names.n > ids.n)  /* keep the pair of arrays in step */
+				free(names.v[--names.n]);
+		}
+		dom[t].n = (int)names.n;
+		dom[t].names = names.v;
+		dom[t].ids = ids.v;
+		if (rc)
+			goto fail;
+	}
+	sqlite3_finalize(st);
+	*out = dom;
+	return 0;
+fail:
+	sqlite3_finalize(st);
+	store_domains_free(dom, (int)m->types.n);
+	return rc;
+}
+
+int
+store_atoms_each(struct store *s, int pi, store_atom_fn fn, void *ctx,
+    struct err *e)
+{
+	struct store_pred *p = &s->preds.v[pi];
+	sqlite3_stmt *st;
+	int64_t args[64];
+	struct buf b;
+	int rc;
+
+	if (p->arity > 64)
+		return err_set(e, SQLIFT_ELIMIT, "%s: more than 64 arguments",
+		    p->name);
+	buf_init(&b);
+	buf_puts(&b, "SELECT truth");
+	for (int i = 0; i < p->arity; i++)
+		buf_printf(&b, ", a%d", i);
+	buf_printf(&b, " FROM %s", p->table);
+	if (b.oom)
+		return err_oom(e);
+	rc = db_prep(s, b.s, &st, e);
+	buf_free(&b);
+	if (rc)
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int r;
+		for (int i = 0; i < p->arity; i++)
+			args[i] = sqlite3_column_int64(st, i + 1);
+		if ((r = fn(ctx, args, sqlite3_column_int(st, 0)))) {
+			sqlite3_finalize(st);
+			return r;
+		}
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, p->table);
+}
+
+int
+store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
+{
+	sqlite3_stmt *st;
+	uint64_t sum = 0;
+	int rc;
+
+	if ((rc = db_prep(s, sql_evidence_all, &st, e)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(st, 0);
+		char t = (char)('0' + sqlite3_column_int(st, 1));
+		sum += fnv1a(fnv1a(FNV_INIT, a, strlen(a)), &t, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "evidence");
+	snprintf(out, 17, "%016llx", (unsigned long long)sum);
+	return 0;
+}
+
+int
+store_pred_count(struct store *s, int pi, int64_t *n, struct err *e)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_printf(&b, "SELECT count(*) FROM %s", s->preds.v[pi].table);
+	rc = b.oom ? err_oom(e) : db_int(s, b.s, n, e);
+	buf_free(&b);
+	return rc;
+}

@@ -1,0 +1,94 @@
+/* store-int.h: what the files of the store module share and nothing
+ * outside it sees: the connection with its caches and prepared statements,
+ * and the helpers every file uses to run SQL.  The SQL text lives in
+ * sql/ *.sql and is compiled in as sql_<name> (store/sql.inc). */
+#ifndef SQLIFT_STORE_INT_H
+#define SQLIFT_STORE_INT_H
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+
+/* The two statements on a predicate's ev_ table. */
+struct pred_stmt {
+	sqlite3_stmt *ins;     /* INSERT OR IGNORE of one atom */
+	sqlite3_stmt *get;     /* truth of one atom */
+};
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	int created;           /* we created the file */
+	int committed;         /* something was committed to it */
+	int in_tx;
+	/* The catalogue, loaded at the start of each transaction by
+	 * model_cache_load() and freed by model_cache_free(): valid while
+	 * cache_ok.  pstmt.v[i] belongs to preds.v[i]. */
+	int cache_ok;
+	VEC(struct store_pred) preds;
+	VEC(struct pred_stmt) pstmt;
+	struct smap predmap;
+	VEC(int64_t) type_ids;
+	VEC(char *) type_names;
+	struct smap consts;    /* name -> const_id */
+	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
+	VEC(size_t) dom_cap;
+	sqlite3_stmt *const_put, *domain_put;
+	/* runs.c: prepared once per transaction, as runs add many rows */
+	sqlite3_stmt *marginal_put, *trace_put;
+	/* evidence.c: atoms waiting to be inserted in key order; records of
+	 * pend_size bytes, which depends on the catalogue's largest arity */
+	unsigned char *pend;
+	size_t npend, pend_size;
+	int max_arity;
+	/* cubes.c: hypercube queries on one predicate and truth */
+	struct {
+		int pred, truth;
+		sqlite3_stmt *root[64], *distinct[64], *group[64];
+		sqlite3_stmt *count, *side_put, *side_clear, *rows;
+		sqlite3_stmt *count_all, *rows_all, *put;
+		struct buf json;       /* the sides of the cube being put */
+	} cube;
+};
+
+/* db.c.  Each returns 0 or a status set in e. */
+/* The status for the last SQLite error, "what" naming the operation. */
+int db_err(struct store *s, struct err *e, const char *what) WUR;
+int db_prep(struct store *s, const char *sql, sqlite3_stmt **st,
+    struct err *e) WUR;
+int db_exec(struct store *s, const char *sql, struct err *e) WUR;
+/* Runs a query returning one integer. */
+int db_int(struct store *s, const char *sql, int64_t *out, struct err *e) WUR;
+/* Column i as a new string, NULL for NULL or out of memory. */
+char *db_text(sqlite3_stmt *st, int i);
+/* Appends v as a quoted SQL string literal. */
+void db_literal(struct buf *b, const char *v);
+
+/* model.c: the catalogue (predicates, types, constants, domains). */
+int model_cache_load(struct store *s, struct err *e) WUR;
+/* Frees the catalogue and everything prepared in the transaction. */
+void model_cache_free(struct store *s);
+/* Index of type id in type_ids, -1 if unknown. */
+int model_type_index(const struct store *s, int64_t id);
+
+/* evidence.c */
+/* A buffered atom; its arguments (const ids) follow the header. */
+struct pend_atom {
+	int pred, truth, line;
+	const char *file;
+	int64_t args[];
+};
+/* Marks const id cid a member of type index t: 1 if new, 0 if it was,
+ * -1 out of memory. */
+int evidence_dom_mark(struct store *s, int t, int64_t cid);
+/* Finds or creates constant name and, for t >= 0, makes it a member of
+ * type index t. */
+int evidence_const_add(struct store *s, int t, const char *name, size_t len,
+    int64_t *id, struct err *e) WUR;
+/* Drops the buffered atoms. */
+void evidence_free(struct store *s);
+
+/* runs.c: finalizes the statements prepared once per transaction. */
+void runs_free(struct store *s);
+
+#endif
