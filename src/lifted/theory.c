@@ -129,8 +129,10 @@ set_count(const struct si_set *s, const struct si_space *sp)
 {
 	double n = 0;
 
-	for (size_t i = 0; i < s->v.n; i++)
-		n += si_count(s->v.v[i], sp);
+	for (size_t i = 0; i < s->v.n && n >= 0; i++) {
+		double k = si_count(s->v.v[i], sp);
+		n = k < 0 ? -1 : n + k;
+	}
 	return n;
 }
 
@@ -158,7 +160,13 @@ split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
 		rc = si_neq(y, a, b);
 		if (!rc)
 			rc = si_canon(keep_eq ? y : x, sp, &tmp);
-		*gone += set_count(&tmp, sp);
+		if (!rc) {
+			double n = set_count(&tmp, sp);
+			if (n < 0)
+				rc = -1;
+			else
+				*gone += n;
+		}
 		si_set_free(&tmp);
 		if (!rc)
 			rc = si_canon(keep_eq ? x : y, sp, &next);
@@ -576,9 +584,11 @@ fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
 				/* satisfied where the atom is not true: all but
 				 * the groundings where it is */
 				r = meet(x, t->sp, l, tru, &fc->near[0], ar, &fal);
-				if (!r)
-					nsat = si_count(x, t->sp) -
-					    set_count(&fal, t->sp);
+				if (!r) {
+					double n = si_count(x, t->sp);
+					double f = set_count(&fal, t->sp);
+					nsat = n < 0 || f < 0 ? -1 : n - f;
+				}
 			} else if (!r && ev->closed) {
 				/* not true is false */
 				r = meet(x, t->sp, l, tru, &fc->near[0], ar,
@@ -594,6 +604,8 @@ fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
 				if (!r)
 					nsat = set_count(&sat, t->sp);
 			}
+			if (!r && nsat < 0)
+				r = 1;  /* out of memory */
 			if (!r && !c->hard)
 				*konst += c->weight * nsat;
 			if (!r)
@@ -618,12 +630,15 @@ fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
 	for (size_t i = 0; i < cur.n; i++) {
 		struct ct_clause d = { 0 };
 		uint64_t live = cur.v[i].live;
-		int k = 0;
+		int k = 0, oom = 0;
 		if (!cur.v[i].t)
 			continue;
 		if (live == 0) {
 			/* false by evidence for these groundings */
-			if (c->hard && si_count(cur.v[i].t, t->sp) > 0)
+			double n = c->hard ? si_count(cur.v[i].t, t->sp) : 0;
+			if (n < 0)
+				goto done;
+			if (n > 0)
 				*zero = 1;
 			continue;
 		}
@@ -653,13 +668,15 @@ fold(struct ct_theory *t, struct fold_ctx *fc, const struct ct_clause *c,
 				    (size_t)ar * sizeof(int));
 			k++;
 		}
-		for (size_t i2 = i; i2 < cur.n; i2++)
+		for (size_t i2 = i; i2 < cur.n && k == d.nlits && !oom; i2++)
 			if (cur.v[i2].t && cur.v[i2].live == live) {
 				if (VEC_PUSH(d.cons.v, cur.v[i2].t) < 0)
-					break;
-				cur.v[i2].t = NULL;
+					oom = 1;
+				else
+					cur.v[i2].t = NULL;
 			}
-		if (VEC_PUSH(*out, d) < 0 || k < d.nlits) {
+		/* pushed only whole: what failed is freed here, once */
+		if (k < d.nlits || oom || VEC_PUSH(*out, d) < 0) {
 			for (int j = 0; j < k; j++)
 				free(d.lits[j].var);
 			free(d.lits);
@@ -770,8 +787,10 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 			goto oom;
 		if (always) {
 			/* true for every grounding */
-			if (!c.hard)
-				t->log_const += c.weight * set_count(&c.cons, t->sp);
+			double n = c.hard ? 0 : set_count(&c.cons, t->sp);
+			if (n < 0)
+				goto oom;
+			t->log_const += c.weight * n;
 			goto skip;
 		}
 		for (int k = 0; k < neq; k++) {
@@ -789,7 +808,10 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		goto skip;
 	if (lits.n == 0) {
 		/* false for the groundings left */
-		if (c.hard && set_count(&c.cons, t->sp) > 0)
+		double n = c.hard ? set_count(&c.cons, t->sp) : 0;
+		if (n < 0)
+			goto oom;
+		if (n > 0)
 			*zero = 1;
 		goto skip;
 	}
@@ -915,8 +937,10 @@ count_free(struct ct_theory *t)
 				n += (double)t->sp->size[mp->types[i]][b];
 			all *= n;
 		}
-		known = set_count(&t->ev[p].tru, t->sp) +
-		    set_count(&t->ev[p].fal, t->sp);
+		known = set_count(&t->ev[p].tru, t->sp);
+		if (known < 0 || (used = set_count(&t->ev[p].fal, t->sp)) < 0)
+			return -1;
+		known += used;
 		for (size_t k = 0; k < t->clauses.n; k++) {
 			const struct ct_clause *c = &t->clauses.v[k];
 			for (int j = 0; j < c->nlits; j++) {
@@ -1006,13 +1030,15 @@ ct_build(const struct mln_model *m, const struct store_domain *dom,
 	int nt = (int)m->types.n, rc = 0, zero = 0;
 
 	*out = NULL;
-	if (!t || !(t->sp = si_space_new(nt)) ||
+	if (!t)
+		return err_oom(e);
+	t->m = m;  /* before any goto done: ct_free reads it */
+	if (!(t->sp = si_space_new(nt)) ||
 	    !(t->block_of = xcalloc((size_t)nt + 1, sizeof *t->block_of)) ||
 	    !(named = xcalloc((size_t)nt + 1, sizeof *named))) {
 		rc = err_oom(e);
 		goto done;
 	}
-	t->m = m;
 	if (ev && ev->max_seconds > 0)
 		t->deadline = now_seconds() + ev->max_seconds;
 	t->dom = dom;
