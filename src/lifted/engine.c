@@ -1907,7 +1907,7 @@ atom_prop_key(uint64_t h)
 
 /* The class to branch on: the last one eliminated by the order's rule
  * (population order: the smallest), over the classes' interaction graph
- * (classes in one clause are neighbours). */
+ * (classes in one clause are neighbours); -1 when out of memory. */
 static int
 pick_class(const struct eng *g, const struct th *t, const struct index *ix)
 {
@@ -1934,7 +1934,7 @@ pick_class(const struct eng *g, const struct th *t, const struct index *ix)
 	if (!(pf = xmalloc((t->c.n + (size_t)n + 1) * sizeof *pf)) ||
 	    !(lp = xmalloc(((size_t)n + 1) * sizeof *lp))) {
 		free(pf);
-		return 0;
+		return -1;
 	}
 	for (int v = 0; v < n; v++)
 		lp[v] = log1p(ix->atoms[v]);
@@ -3084,6 +3084,11 @@ solve(struct eng *g, struct th *t, double *out)
 	if (power(g, t, &ix, out, &rc))
 		goto store;
 	cls = batch ? first : pick_class(g, t, &ix);
+	if (cls < 0) {
+		rc = err_oom(g->e);
+		th_free(t);
+		goto done;
+	}
 	if (sampling) {
 		/* one branch: nothing of this node is needed below it */
 		free(key.v);
