@@ -44,6 +44,12 @@ util_fail_alloc_after(long k)
 	atomic_store(&fail_countdown, k);
 }
 
+long
+util_fail_alloc_left(void)
+{
+	return atomic_load(&fail_countdown);
+}
+
 /* 1 for exactly the k-th allocation after util_fail_alloc_after(k). */
 static int
 alloc_fails(void)
