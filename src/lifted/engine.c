@@ -2999,6 +2999,7 @@ solve(struct eng *g, struct th *t, double *out)
 		struct centry *c;
 		if (cache_key(g, t, &key) < 0) {
 			rc = err_oom(g->e);
+			th_free(t);
 			goto done;
 		}
 		h = key_hash(key.v, key.n);
