@@ -1811,6 +1811,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 		free(x);
 		free(cpos);
 		*rc = err_oom(g->e);
+		th_free(t);
 		return 1;
 	}
 	for (int b = 0; b < t->nb; b++) {
