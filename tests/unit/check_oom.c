@@ -1,7 +1,8 @@
 /* check_oom.c: every allocation of a run fails in turn (k = 1, 2, ...
  * until the run no longer reaches allocation k), through the public API
- * on a small model with evidence: an exact run, and a lis run on two
- * threads that samples every branch.  For each k the run returns
+ * on a small model with evidence: an exact run, and lis runs on two
+ * threads, one that samples every branch, one that enumerates the small
+ * parts.  For each k the run returns
  * SQLIFT_ENOMEM and leaves the database file as it was, or, where the
  * engine goes on without the memory (its cache stops caching), gives run
  * 1's answers to the bit.  Each k runs in a child process, so that under
@@ -197,10 +198,27 @@ START_TEST(test_oom_lis)
 }
 END_TEST
 
+/* The same with a small exact budget: small ground parts enumerated
+ * exactly (Rao-Blackwellised), the rest drawn. */
+START_TEST(test_oom_lis_tries)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	o.method = "lis";
+	o.queries = "Smokes,Cancer";
+	o.seed = 3;
+	o.samples = 40;
+	o.threads = 2;
+	o.exact_budget = 3;
+	ck_assert_int_gt(sweep(&o), 100);
+}
+END_TEST
+
 int
 main(void)
 {
-	const TTest *const tests[] = { test_oom_exact, test_oom_lis };
+	const TTest *const tests[] = { test_oom_exact, test_oom_lis,
+	    test_oom_lis_tries };
 
 	return tu_main("oom", 1, tests, sizeof tests / sizeof *tests);
 }
