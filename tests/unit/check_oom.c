@@ -2,12 +2,12 @@
  * until the run no longer reaches allocation k), through the public API
  * on a small model with evidence: an exact run, and lis runs on two
  * threads, one that samples every branch, one that enumerates the small
- * parts.  For each k the run returns
- * SQLIFT_ENOMEM and leaves the database file as it was, or, where the
- * engine goes on without the memory (its cache stops caching), gives run
- * 1's answers to the bit.  Each k runs in a child process, so that under
- * ASan LeakSanitizer checks it for leaks at its exit.  In make
- * check-slow: a few thousand runs. */
+ * parts.  For each k the run returns SQLIFT_ENOMEM and leaves the
+ * database file as it was, or, where the engine goes on without the
+ * memory (its cache stops caching), gives run 1's answers to the bit.
+ * Each k runs in a child process, so that under ASan LeakSanitizer
+ * checks it for leaks at its exit.  In make check-slow: a few thousand
+ * runs. */
 #include <sys/wait.h>
 
 #include "util/util.h"
