@@ -6,8 +6,8 @@
  * database file as it was, or, where the engine goes on without the
  * memory (its cache stops caching), gives run 1's answers to the bit.
  * Each k runs in a child process, so that under ASan LeakSanitizer
- * checks it for leaks at its exit.  In make check-slow: a few thousand
- * runs. */
+ * checks it for leaks at its exit.  A few thousand runs: make check
+ * skips it, make check-slow (SQLIFT_TEST_SLOW=1) runs it. */
 #include <sys/wait.h>
 
 #include "util/util.h"
@@ -219,6 +219,11 @@ main(void)
 {
 	const TTest *const tests[] = { test_oom_exact, test_oom_lis,
 	    test_oom_lis_tries };
+
+	if (!tu_slow()) {
+		printf("oom: skipped: runs in make check-slow\n");
+		return 77;  /* SKIP, to automake */
+	}
 
 	return tu_main("oom", 1, tests, sizeof tests / sizeof *tests);
 }
