@@ -160,7 +160,8 @@ sweep(const struct sqlift_infer_opts *o)
 			continue;
 		}
 		/* went on without: the same answers as run 1 */
-		fprintf(stderr, "%s, k=%ld: went on without it\n", o->method, k);
+		fprintf(stderr, "%s, k=%ld: went on without that allocation\n",
+		    o->method, k);
 		ck_assert_msg(differences(db) == 0, "%s, k=%ld: the run that went "
 		    "on after a failed allocation differs from run 1", o->method,
 		    k);
