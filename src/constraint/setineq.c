@@ -290,9 +290,10 @@ canon_rec(struct si_tuple *t, const struct si_space *sp, struct si_set *out)
 		}
 	}
 	if (a < 0) {
-		if (count_canonical(t, sp) == 0) {
+		double n = count_canonical(t, sp);
+		if (n <= 0) {  /* empty, or out of memory */
 			si_tuple_free(t);
-			return 0;
+			return n < 0 ? -1 : 0;
 		}
 		if (VEC_PUSH(out->v, t) < 0) {
 			si_tuple_free(t);
@@ -412,7 +413,7 @@ chromatic(const struct si_tuple *t, const int *nodes, int k, int *part,
 	return total;
 }
 
-/* Count of a canonical tuple. */
+/* Count of a canonical tuple; -1 when out of memory. */
 static double
 count_canonical(const struct si_tuple *t, const struct si_space *sp)
 {
@@ -462,8 +463,10 @@ si_count(const struct si_tuple *t, const struct si_space *sp)
 		si_set_free(&s);
 		return -1;
 	}
-	for (size_t i = 0; i < s.v.n; i++)
-		total += count_canonical(s.v.v[i], sp);
+	for (size_t i = 0; i < s.v.n && total >= 0; i++) {
+		double n = count_canonical(s.v.v[i], sp);
+		total = n < 0 ? -1 : total + n;
+	}
 	si_set_free(&s);
 	return total;
 }
@@ -903,8 +906,12 @@ si_set_count(const struct si_set *s, const struct si_space *sp)
 			pieces = next;
 			memset(&next, 0, sizeof next);
 		}
-		for (size_t m = 0; m < pieces.v.n; m++)
-			sum += count_canonical(pieces.v.v[m], sp);
+		for (size_t m = 0; m < pieces.v.n; m++) {
+			double n = count_canonical(pieces.v.v[m], sp);
+			if (n < 0)
+				goto out;
+			sum += n;
+		}
 		si_set_clear(&pieces);
 	}
 	total = sum;

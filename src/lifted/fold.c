@@ -398,9 +398,11 @@ fold_clause(struct ct_theory *t, struct fold_ctx *fc,
 				/* satisfied where the atom is not true: all but
 				 * the groundings where it is */
 				r = meet(x, t->sp, l, tru, &fc->near[0], ar, &fal);
-				if (!r)
-					nsat = si_count(x, t->sp) -
-					    ct_set_count(&fal, t->sp);
+				if (!r) {
+					double n = si_count(x, t->sp);
+					double f = ct_set_count(&fal, t->sp);
+					nsat = n < 0 || f < 0 ? -1 : n - f;
+				}
 			} else if (!r && ev->closed) {
 				/* not true is false */
 				r = meet(x, t->sp, l, tru, &fc->near[0], ar,
@@ -416,6 +418,8 @@ fold_clause(struct ct_theory *t, struct fold_ctx *fc,
 				if (!r)
 					nsat = ct_set_count(&sat, t->sp);
 			}
+			if (!r && nsat < 0)
+				r = 1;  /* out of memory */
 			if (!r && !c->hard)
 				*konst += c->weight * nsat;
 			if (!r)
@@ -440,12 +444,15 @@ fold_clause(struct ct_theory *t, struct fold_ctx *fc,
 	for (size_t i = 0; i < cur.n; i++) {
 		struct ct_clause d = { 0 };
 		uint64_t live = cur.v[i].live;
-		int k = 0;
+		int k = 0, oom = 0;
 		if (!cur.v[i].t)
 			continue;
 		if (live == 0) {
 			/* false by evidence for these groundings */
-			if (c->hard && si_count(cur.v[i].t, t->sp) > 0)
+			double n = c->hard ? si_count(cur.v[i].t, t->sp) : 0;
+			if (n < 0)
+				goto done;
+			if (n > 0)
 				*zero = 1;
 			continue;
 		}
@@ -475,13 +482,15 @@ fold_clause(struct ct_theory *t, struct fold_ctx *fc,
 				    (size_t)ar * sizeof(int));
 			k++;
 		}
-		for (size_t i2 = i; i2 < cur.n; i2++)
+		for (size_t i2 = i; i2 < cur.n && k == d.nlits && !oom; i2++)
 			if (cur.v[i2].t && cur.v[i2].live == live) {
 				if (VEC_PUSH(d.cons.v, cur.v[i2].t) < 0)
-					break;
-				cur.v[i2].t = NULL;
+					oom = 1;
+				else
+					cur.v[i2].t = NULL;
 			}
-		if (VEC_PUSH(*out, d) < 0 || k < d.nlits) {
+		/* pushed only whole: what failed is freed here, once */
+		if (k < d.nlits || oom || VEC_PUSH(*out, d) < 0) {
 			for (int j = 0; j < k; j++)
 				free(d.lits[j].var);
 			free(d.lits);

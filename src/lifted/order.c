@@ -7,7 +7,7 @@
 
 /* The class to branch on: the last one eliminated by the order's rule
  * (population order: the smallest), over the classes' interaction graph
- * (classes in one clause are neighbours). */
+ * (classes in one clause are neighbours); -1 when out of memory. */
 int
 order_pick(const struct eng *g, const struct th *t, const struct index *ix)
 {
@@ -34,7 +34,7 @@ order_pick(const struct eng *g, const struct th *t, const struct index *ix)
 	if (!(pf = xmalloc((t->c.n + (size_t)n + 1) * sizeof *pf)) ||
 	    !(lp = xmalloc(((size_t)n + 1) * sizeof *lp))) {
 		free(pf);
-		return 0;
+		return -1;
 	}
 	for (int v = 0; v < n; v++)
 		lp[v] = log1p(ix->atoms[v]);

@@ -234,6 +234,7 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 		free(x);
 		free(cpos);
 		*rc = err_oom(g->e);
+		th_free(t);
 		return 1;
 	}
 	for (int b = 0; b < t->nb; b++) {
@@ -530,6 +531,11 @@ search_solve(struct eng *g, struct th *t, double *out)
 	if (power(g, t, &ix, out, &rc))
 		goto store;
 	cls = batch ? first : order_pick(g, t, &ix);
+	if (cls < 0) {
+		rc = err_oom(g->e);
+		th_free(t);
+		goto done;
+	}
 	if (sampling) {
 		/* one branch: nothing of this node is needed below it */
 		free(key.v);

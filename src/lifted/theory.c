@@ -127,8 +127,10 @@ ct_set_count(const struct si_set *s, const struct si_space *sp)
 {
 	double n = 0;
 
-	for (size_t i = 0; i < s->v.n; i++)
-		n += si_count(s->v.v[i], sp);
+	for (size_t i = 0; i < s->v.n && n >= 0; i++) {
+		double k = si_count(s->v.v[i], sp);
+		n = k < 0 ? -1 : n + k;
+	}
 	return n;
 }
 
@@ -156,7 +158,13 @@ split_eq(struct si_set *rest, const struct si_space *sp, int a, int b,
 		rc = si_neq(y, a, b);
 		if (!rc)
 			rc = si_canon(keep_eq ? y : x, sp, &tmp);
-		*gone += ct_set_count(&tmp, sp);
+		if (!rc) {
+			double n = ct_set_count(&tmp, sp);
+			if (n < 0)
+				rc = -1;
+			else
+				*gone += n;
+		}
 		si_set_free(&tmp);
 		if (!rc)
 			rc = si_canon(keep_eq ? x : y, sp, &next);
@@ -282,8 +290,10 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 			goto oom;
 		if (always) {
 			/* true for every grounding */
-			if (!c.hard)
-				t->log_const += c.weight * ct_set_count(&c.cons, t->sp);
+			double n = c.hard ? 0 : ct_set_count(&c.cons, t->sp);
+			if (n < 0)
+				goto oom;
+			t->log_const += c.weight * n;
 			goto skip;
 		}
 		for (int k = 0; k < neq; k++) {
@@ -301,7 +311,10 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		goto skip;
 	if (lits.n == 0) {
 		/* false for the groundings left */
-		if (c.hard && ct_set_count(&c.cons, t->sp) > 0)
+		double n = c.hard ? ct_set_count(&c.cons, t->sp) : 0;
+		if (n < 0)
+			goto oom;
+		if (n > 0)
 			*zero = 1;
 		goto skip;
 	}
@@ -428,8 +441,10 @@ count_free(struct ct_theory *t)
 				n += (double)t->sp->size[mp->types[i]][b];
 			all *= n;
 		}
-		known = ct_set_count(&t->ev[p].tru, t->sp) +
-		    ct_set_count(&t->ev[p].fal, t->sp);
+		known = ct_set_count(&t->ev[p].tru, t->sp);
+		if (known < 0 || (used = ct_set_count(&t->ev[p].fal, t->sp)) < 0)
+			return -1;
+		known += used;
 		for (size_t k = 0; k < t->clauses.n; k++) {
 			const struct ct_clause *c = &t->clauses.v[k];
 			for (int j = 0; j < c->nlits; j++) {
@@ -519,13 +534,15 @@ ct_build(const struct mln_model *m, const struct mln_domain *dom,
 	int nt = (int)m->types.n, rc = 0, zero = 0;
 
 	*out = NULL;
-	if (!t || !(t->sp = si_space_new(nt)) ||
+	if (!t)
+		return err_oom(e);
+	t->m = m;  /* before any goto done: ct_free reads it */
+	if (!(t->sp = si_space_new(nt)) ||
 	    !(t->block_of = xcalloc((size_t)nt + 1, sizeof *t->block_of)) ||
 	    !(named = xcalloc((size_t)nt + 1, sizeof *named))) {
 		rc = err_oom(e);
 		goto done;
 	}
-	t->m = m;
 	if (ev && ev->max_seconds > 0)
 		t->deadline = now_seconds() + ev->max_seconds;
 	t->dom = dom;

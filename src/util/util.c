@@ -1,6 +1,7 @@
 /* util.c: allocation with fault injection, buffers, arrays, the string map,
  * hashing and log-space helpers shared by all modules. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,19 +34,31 @@ err_oom(struct err *e)
 	return err_set(e, SQLIFT_ENOMEM, "out of memory");
 }
 
-static long fail_countdown;
+/* Allocations left before the one that fails (0: off); the sampling
+ * threads allocate too, so it is counted down atomically. */
+static atomic_long fail_countdown;
 
 void
 util_fail_alloc_after(long k)
 {
-	fail_countdown = k;
+	atomic_store(&fail_countdown, k);
 }
 
+long
+util_fail_alloc_left(void)
+{
+	return atomic_load(&fail_countdown);
+}
+
+/* 1 for exactly the k-th allocation after util_fail_alloc_after(k). */
 static int
 alloc_fails(void)
 {
-	if (fail_countdown > 0 && --fail_countdown == 0)
-		return 1;
+	long c = atomic_load_explicit(&fail_countdown, memory_order_relaxed);
+
+	while (c > 0)
+		if (atomic_compare_exchange_weak(&fail_countdown, &c, c - 1))
+			return c == 1;
 	return 0;
 }
 

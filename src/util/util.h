@@ -24,6 +24,8 @@ int err_oom(struct err *e);
 
 /* Fault injection for tests: the k-th allocation from now fails (0: off). */
 void util_fail_alloc_after(long k);
+/* Allocations left until the one that fails (0: it came, or off). */
+long util_fail_alloc_left(void);
 void *xmalloc(size_t n);            /* NULL on failure */
 void *xcalloc(size_t n, size_t sz); /* NULL on failure */
 void *xrealloc(void *p, size_t n);  /* NULL on failure, p untouched */

@@ -120,7 +120,7 @@ START_TEST(test_engine_random_models)
 	unsigned lo = getenv("SEED") ? (unsigned)atoi(getenv("SEED")) : 1;
 	unsigned hi = getenv("SEED") ? lo : 3200;
 
-	for (unsigned seed = lo; seed <= hi; seed++) {
+	for (unsigned seed = lo; seed <= hi; seed += tu_step()) {
 		struct mln_model *m = NULL, *c = NULL;
 		struct ct_theory *t = NULL;
 		struct mln_domain *d;
@@ -203,9 +203,9 @@ next:
 		mln_free(m);
 		buf_free(&b);
 	}
-	ck_assert_int_ge(cases, 2000);
-	ck_assert_int_ge(zero, 10);
-	ck_assert_int_ge(lifted, 500);
+	ck_assert_int_ge(cases, tu_seeds(2000));
+	ck_assert_int_ge(zero, tu_seeds(10));
+	ck_assert_int_ge(lifted, tu_seeds(500));
 }
 END_TEST
 
@@ -217,7 +217,7 @@ START_TEST(test_engine_with_evidence)
 	    "G" };
 	int cases = 0, withev = 0, marg = 0;
 
-	for (unsigned seed = 1; seed <= 700; seed++) {
+	for (unsigned seed = 1; seed <= 700; seed += tu_step()) {
 		const char *dbp = tu_file("ev.db", NULL);
 		struct buf mb, eb;
 		struct sqlift_infer_opts o = { 0 };
@@ -300,9 +300,9 @@ next:
 		buf_free(&mb);
 		buf_free(&eb);
 	}
-	ck_assert_int_ge(cases, 300);
-	ck_assert_int_ge(withev, 250);
-	ck_assert_int_ge(marg, 200);
+	ck_assert_int_ge(cases, tu_seeds(300));
+	ck_assert_int_ge(withev, tu_seeds(250));
+	ck_assert_int_ge(marg, tu_seeds(200));
 }
 END_TEST
 

@@ -123,7 +123,7 @@ START_TEST(test_canon_and_count)
 {
 	int cases = 0;
 
-	for (unsigned seed = 1; seed <= 3000; seed++) {
+	for (unsigned seed = 1; seed <= 3000; seed += tu_step()) {
 		struct uni u;
 		struct si_set s = { 0 };
 		int nvars, types[MAXV], n, brute = 0;
@@ -163,13 +163,13 @@ START_TEST(test_canon_and_count)
 		free(want);
 		free(got);
 	}
-	ck_assert_int_ge(cases, 1000);
+	ck_assert_int_ge(cases, tu_seeds(1000));
 }
 END_TEST
 
 START_TEST(test_set_count_and_join)
 {
-	for (unsigned seed = 1; seed <= 2000; seed++) {
+	for (unsigned seed = 1; seed <= 2000; seed += tu_step()) {
 		struct uni u;
 		struct si_set s = { 0 };
 		int nvars, types[MAXV], n, brute = 0, nt;
@@ -216,7 +216,7 @@ START_TEST(test_project)
 {
 	int split = 0;
 
-	for (unsigned seed = 1; seed <= 3000; seed++) {
+	for (unsigned seed = 1; seed <= 3000; seed += tu_step()) {
 		struct uni u;
 		struct si_set c = { 0 }, p = { 0 };
 		struct si_ext ext = { 0 };
@@ -298,13 +298,13 @@ START_TEST(test_project)
 		si_tuple_free(t);
 		si_space_free(u.sp);
 	}
-	ck_assert_int_ge(split, 50);  /* the Bell splitting was exercised */
+	ck_assert_int_ge(split, tu_seeds(50));  /* the Bell splitting was exercised */
 }
 END_TEST
 
 START_TEST(test_split_and_restrict)
 {
-	for (unsigned seed = 1; seed <= 2000; seed++) {
+	for (unsigned seed = 1; seed <= 2000; seed += tu_step()) {
 		struct uni u;
 		int nvars, types[MAXV], n, ty, b, k, nb, first = -1, v;
 		struct si_tuple *t;
@@ -428,7 +428,7 @@ START_TEST(test_index_many_blocks)
 {
 	int listed = 0, wide = 0;
 
-	for (unsigned seed = 1; seed <= 300; seed++) {
+	for (unsigned seed = 1; seed <= 300; seed += tu_step()) {
 		struct si_space *sp = si_space_new(2);
 		struct si_set s = { 0 };
 		struct si_ids near = { 0 };
@@ -491,8 +491,8 @@ START_TEST(test_index_many_blocks)
 		si_set_free(&s);
 		si_space_free(sp);
 	}
-	ck_assert_int_ge(listed, 300);
-	ck_assert_int_ge(wide, 300);
+	ck_assert_int_ge(listed, tu_seeds(300));
+	ck_assert_int_ge(wide, tu_seeds(300));
 }
 END_TEST
 

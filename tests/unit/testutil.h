@@ -134,6 +134,32 @@ tu_sql_double(const char *path, const char *sql)
 	return v;
 }
 
+/* The property loops run every seed under SQLIFT_TEST_SLOW=1 (make
+ * check-slow) and every seventh otherwise (make check: seeds 1, 8, 15,
+ * ...; 7 is prime to the seed % k the loops branch on), held to a
+ * seventh of each "at least" count. */
+static inline int
+tu_slow(void)
+{
+	const char *s = getenv("SQLIFT_TEST_SLOW");
+
+	return s && *s && strcmp(s, "0") != 0;
+}
+
+/* The step between the seeds of a property loop. */
+static inline unsigned
+tu_step(void)
+{
+	return tu_slow() ? 1 : 7;
+}
+
+/* An "at least" count n of the full loop, for the seeds that run. */
+static inline int
+tu_seeds(int n)
+{
+	return tu_slow() ? n : (n + 6) / 7;
+}
+
 /* A linear congruential generator for property tests. */
 static inline unsigned
 tu_rnd(unsigned *state, unsigned n)

@@ -1,0 +1,230 @@
+/* check_oom.c: every allocation of a run fails in turn (k = 1, 2, ...
+ * until the run no longer reaches allocation k), through the public API
+ * on a small model with evidence: an exact run, and lis runs on two
+ * threads, one that samples every branch, one that enumerates the small
+ * parts.  For each k the run returns SQLIFT_ENOMEM and leaves the
+ * database file as it was, or, where the engine goes on without the
+ * memory (its cache stops caching), gives run 1's answers to the bit.
+ * Each k runs in a child process, so that under ASan LeakSanitizer
+ * checks it for leaks at its exit.  A few thousand runs: make check
+ * skips it, make check-slow (SQLIFT_TEST_SLOW=1) runs it. */
+#include <sys/wait.h>
+
+#include "util/util.h"
+#include "testutil.h"
+
+static const char *MODEL =
+    "person = {A, B, C}\nSmokes(person)\nCancer(person)\n"
+    "Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n"
+    "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"
+    "-0.8 EXIST y Friends(x, y) ^ Cancer(y)\n";
+static const char *EVIDENCE = "Smokes(A)\nFriends(A,B)\n!Friends(B,C)\n";
+
+/* Whole-file checksum, to show a failed run changed nothing. */
+static unsigned long long
+file_sum(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned long long h = 1469598103934665603ULL;
+	int c;
+
+	ck_assert_ptr_nonnull(f);
+	while ((c = fgetc(f)) != EOF)
+		h = (h ^ (unsigned)c) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+static void
+file_copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char b[4096];
+	size_t n;
+
+	ck_assert(in && out);
+	while ((n = fread(b, 1, sizeof b, in)) > 0)
+		ck_assert_uint_eq(fwrite(b, 1, n, out), n);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
+/* The database tu_dir/oom-ref.db holding the model, the evidence and run
+ * 1 of o, done without a failure. */
+static const char *
+setup_db(const struct sqlift_infer_opts *o)
+{
+	const char *db = tu_file("oom-ref.db", NULL);
+	const char *ev[1] = { tu_file("oom.txt", EVIDENCE) };
+	int64_t n, run;
+	sqlift *h;
+
+	unlink(db);
+	ck_assert_int_eq(sqlift_open(db, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_msg(sqlift_load(h, tu_file("oom.mln", MODEL), ev, 1, 0,
+	    &n) == 0, "%s", sqlift_errmsg(h));
+	ck_assert_msg(sqlift_infer(h, o, &run) == 0, "%s", sqlift_errmsg(h));
+	ck_assert_int_eq(run, 1);
+	sqlift_close(h);
+	return db;
+}
+
+/* How a child's run of o ended: its exit status (apart from 0 and 1,
+ * which ASan and LeakSanitizer use). */
+enum { RUN_DONE = 10, RUN_NOMEM, RUN_OTHER, RUN_DEGRADED };
+
+/* In a child: one run of o with the k-th allocation failing.  Exits
+ * RUN_DONE when the run succeeded without reaching allocation k,
+ * RUN_DEGRADED when it succeeded though allocation k failed (a cache
+ * that stops caching), RUN_NOMEM when it said out of memory, RUN_OTHER
+ * otherwise; LeakSanitizer, where built in, turns a leak into its own
+ * exit status. */
+static void
+child_run(const char *db, const struct sqlift_infer_opts *o, long k)
+{
+	int64_t run;
+	sqlift *h;
+	int rc;
+
+	if (sqlift_open(db, 0, &h) != 0) {
+		fprintf(stderr, "k=%ld: open: %s\n", k, sqlift_errmsg(h));
+		sqlift_close(h);
+		exit(RUN_OTHER);
+	}
+	util_fail_alloc_after(k);
+	rc = sqlift_infer(h, o, &run);
+	if (rc == 0)
+		rc = util_fail_alloc_left() > 0 ? RUN_DONE : RUN_DEGRADED;
+	else if (rc == SQLIFT_ENOMEM)
+		rc = RUN_NOMEM;
+	else {
+		fprintf(stderr, "k=%ld: status %d: %s\n", k, rc, sqlift_errmsg(h));
+		rc = RUN_OTHER;
+	}
+	util_fail_alloc_after(0);
+	sqlift_close(h);
+	exit(rc);
+}
+
+/* Differences between run 2 and run 1 (log Z, its error, the samples,
+ * every marginal): 0 when they agree to the bit. */
+static double
+differences(const char *db)
+{
+	return tu_sql_double(db, "SELECT "
+	    "(SELECT count(*) FROM runs x, runs y WHERE x.run_id = 1 AND "
+	    "y.run_id = 2 AND (x.log_z IS NOT y.log_z OR x.log_z_stderr IS NOT "
+	    "y.log_z_stderr OR x.ess IS NOT y.ess OR x.samples IS NOT "
+	    "y.samples)) + "
+	    "(SELECT count(*) FROM marginals x LEFT JOIN marginals y ON "
+	    "y.atom = x.atom AND y.run_id = 2 WHERE x.run_id = 1 AND "
+	    "x.probability IS NOT y.probability) + "
+	    "abs((SELECT count(*) FROM marginals WHERE run_id = 2) - "
+	    "(SELECT count(*) FROM marginals WHERE run_id = 1))");
+}
+
+/* Fails allocation k = 1, 2, ... of a run of o until the run no longer
+ * reaches it; returns how many it made. */
+static long
+sweep(const struct sqlift_infer_opts *o)
+{
+	const char *ref = setup_db(o), *db = tu_file("oom.db", NULL);
+	unsigned long long sum = file_sum(ref);
+	/* OOM_K=n starts at k = n (to look at a failure) */
+	long k = getenv("OOM_K") ? strtol(getenv("OOM_K"), NULL, 10) : 1;
+	long degraded = 0;
+	int ws = 0;
+
+	file_copy(ref, db);
+	for (; k < 1000000; k++) {
+		pid_t pid;
+
+		fflush(stderr);
+		pid = fork();
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			child_run(db, o, k);
+		ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
+		ck_assert_msg(WIFEXITED(ws), "%s, k=%ld: killed by signal %d",
+		    o->method, k, WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+		ck_assert_msg(WEXITSTATUS(ws) != RUN_OTHER, "%s, k=%ld: a status "
+		    "other than out of memory", o->method, k);
+		ck_assert_msg(WEXITSTATUS(ws) >= RUN_DONE &&
+		    WEXITSTATUS(ws) <= RUN_DEGRADED, "%s, k=%ld: exit status %d "
+		    "(a leak? see the log)", o->method, k, WEXITSTATUS(ws));
+		if (WEXITSTATUS(ws) == RUN_DONE)
+			break;
+		if (WEXITSTATUS(ws) == RUN_NOMEM) {
+			ck_assert_msg(file_sum(db) == sum, "%s, k=%ld: the failed "
+			    "run changed the database", o->method, k);
+			continue;
+		}
+		/* went on without: the same answers as run 1 */
+		fprintf(stderr, "%s, k=%ld: went on without that allocation\n",
+		    o->method, k);
+		ck_assert_msg(differences(db) == 0, "%s, k=%ld: the run that went "
+		    "on after a failed allocation differs from run 1", o->method,
+		    k);
+		degraded++;
+		file_copy(ref, db);
+	}
+	ck_assert_int_lt(k, 1000000);
+	ck_assert_double_eq(differences(db), 0);
+	fprintf(stderr, "%s: %ld allocations failed in turn, %ld of them "
+	    "without failing the run\n", o->method, k - 1, degraded);
+	return k - 1;
+}
+
+START_TEST(test_oom_exact)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	o.method = "exact";
+	o.queries = "Smokes,Cancer";
+	ck_assert_int_gt(sweep(&o), 100);
+}
+END_TEST
+
+START_TEST(test_oom_lis)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	o.method = "lis";
+	o.queries = "Smokes,Cancer";
+	o.seed = 3;
+	o.samples = 40;
+	o.threads = 2;
+	o.exact_budget = -1;
+	ck_assert_int_gt(sweep(&o), 100);
+}
+END_TEST
+
+/* The same with a small exact budget: small ground parts enumerated
+ * exactly (Rao-Blackwellised), the rest drawn. */
+START_TEST(test_oom_lis_tries)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	o.method = "lis";
+	o.queries = "Smokes,Cancer";
+	o.seed = 3;
+	o.samples = 40;
+	o.threads = 2;
+	o.exact_budget = 3;
+	ck_assert_int_gt(sweep(&o), 100);
+}
+END_TEST
+
+int
+main(void)
+{
+	const TTest *const tests[] = { test_oom_exact, test_oom_lis,
+	    test_oom_lis_tries };
+
+	if (!tu_slow()) {
+		printf("oom: skipped: runs in make check-slow\n");
+		return 77;  /* SKIP, to automake */
+	}
+
+	return tu_main("oom", 1, tests, sizeof tests / sizeof *tests);
+}
