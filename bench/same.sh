@@ -7,9 +7,10 @@
 # run_marginals, run_groups, run_trace, cubes, blocks, the evidence...),
 # reals printed with %.17g, without the columns that hold times (*_at,
 # seconds) and the "*seconds" keys of runs.stats.  It prints one markdown
-# row per step: same or DIFFERENT, the median wall and CPU (user +
-# system) times of REPEAT runs of each binary (interleaved: old then
-# new, then new then old, ...), and new/old of each.
+# row per workload (STEPS=1: and one per step): same or DIFFERENT (with
+# the first step that differs), the wall and CPU (user + system) times
+# of each binary (the sum over the steps of the median of REPEAT runs,
+# interleaved: old then new, then new then old, ...), and new/old.
 #
 #   OLD=path/to/old/sqlift NEW=path/to/new/sqlift sh bench/same.sh [quick|all|WORKLOAD...]
 #
@@ -17,15 +18,18 @@
 # taken from the binary's own folder (LD_LIBRARY_PATH), so no wrapper
 # is needed.  A libtool wrapper script (BUILD/sqlift) is replaced by its
 # .libs/sqlift.  Every sample count is fixed (--samples) and no run has
-# --max-seconds, so the results do not depend on speed.
+# --max-seconds, so the results do not depend on speed.  explain runs
+# only where it finishes well within the exact search's built-in 10 s
+# (explain has no --max-seconds; on Cora and UW-CSE its plan stops at
+# 10 s and so depends on speed).
 #
 # A step is DIFFERENT when its exit status, output or changes to the
 # database differ; the steps of a workload share one database, so a
 # later step that does the same on both sides says "after an earlier
-# difference".  Exits 1 if a step differs; else 3 if new/old is above
-# MAXRATIO on a step whose old time is at least NOISE seconds, or on the
-# total of those steps (a shorter step's ratio is printed with "noise"
-# and never fails); else 0.
+# difference" (a row of STEPS=1).  Exits 1 if a step differs; else 3
+# if new/old is above MAXRATIO on a workload whose old time is at least
+# NOISE seconds, or on the total of those workloads (a shorter
+# workload's ratio is printed with "noise" and never fails); else 0.
 # CLOCK says which time is checked: cpu (the default) or wall.  CPU
 # time is the default because on a shared machine the wall time of a
 # step depends on what else runs (identical binaries differ by 1.3-1.9x
@@ -36,7 +40,7 @@
 # lis, fig2 and blocks inputs) about 20.  `sh bench/same.sh list`
 # names the workloads; they can be given one by one instead of a mode.
 #
-# Knobs (environment): REPEAT (3), CLOCK (cpu), MAXRATIO (1.05), NOISE (0.1 s),
+# Knobs (environment): REPEAT (3), CLOCK (cpu), MAXRATIO (1.05), NOISE (0.1 s), STEPS,
 # DATA (the shared data folder, default ../shared/data next to the
 # repository, else /work/shared/data), KEEP (a folder: the results of
 # each DIFFERENT step are kept there for diff; default: the diff's first
@@ -289,7 +293,7 @@ wrun() {
 		    --proposal uniform --ow Smokes,Cancer -q Smokes
 		;;
 	fs-50) fsrows 50 300 ;;
-	fs-400) fsrows 400 100 ;;
+	fs-400) fsrows 400 20 ;;
 	imdb[1-4]) imdb "${1#imdb}" ;;
 	imdb1-shares)
 		# fig2.sh's IMDB points: fold 1's domain, r% of its evidence
@@ -302,7 +306,7 @@ wrun() {
 			fresh
 			st "imdb1 $r% load" load "$inp/imdbd.mln" "$inp/imdb-$r.db"
 			st "imdb1 $r% lis q4" infer --method lis --seed 1 \
-			    --samples 100 -q $Q4
+			    --samples 50 -q $Q4
 			st "imdb1 $r% ground-lis q4" infer --method ground-lis \
 			    --seed 1 --samples 100 -q $Q4
 		done
@@ -312,6 +316,7 @@ wrun() {
 		webkb "$pg"
 		n=1000
 		[ "$pg" -gt 20 ] && n=100
+		[ "$pg" -gt 100 ] && n=50
 		fresh
 		st "webkb k=$pg load" load "$bench/webkb-pageclass.mln" "$inp/webkb$pg.db"
 		st "webkb k=$pg cubes" cubes
@@ -332,8 +337,7 @@ wrun() {
 		fresh
 		st "cora load" load "$d/prog.mln" "$d/evidence.db"
 		st "cora cubes" cubes
-		st "cora explain" explain -q category
-		st "cora lis path" infer --method lis --seed 1 --samples 100 \
+		st "cora lis path" infer --method lis --seed 1 --samples 30 \
 		    --marginals path -q category
 		;;
 	uwcse)
@@ -341,10 +345,9 @@ wrun() {
 		fresh
 		st "uwcse load" load "$d/prog.mln" "$d/evidence.db"
 		st "uwcse cubes" cubes
-		st "uwcse explain" explain -q advisedBy
-		st "uwcse lis" infer --method lis --seed 1 --samples 50 -q advisedBy
+		st "uwcse lis" infer --method lis --seed 1 --samples 20 -q advisedBy
 		st "uwcse ground-lis" infer --method ground-lis --seed 1 \
-		    --samples 50 -q advisedBy
+		    --samples 20 -q advisedBy
 		;;
 	cubes-webkb)
 		# cubes.sh's WebKB (alchemy_craven) universities
@@ -451,7 +454,7 @@ esac
 differ=0 slower=0
 echo "same.sh $*: old $old_bin, new $new_bin; REPEAT=$REPEAT, CLOCK=$CLOCK, MAXRATIO=$MAXRATIO, NOISE=$NOISE s; $(date -u '+%Y-%m-%d %H:%M UTC'); load average $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"
 echo
-echo "| step | result | old wall s | new wall s | new/old | old CPU s | new CPU s | new/old | |"
+echo "| workload | result | old wall s | new wall s | new/old | old CPU s | new CPU s | new/old | |"
 echo "|---|---|--:|--:|--:|--:|--:|--:|---|"
 : >"$dir/totals"
 for w; do
@@ -474,7 +477,8 @@ for w; do
 			wrun "$w"
 		done
 	done
-	i=0
+	i=0 wres=same nd=0
+	: >"$dir/wtimes"
 	while [ "$i" -lt "$k" ]; do
 		i=$((i + 1))
 		label=$(cat "$dir/label.$i")
@@ -486,6 +490,8 @@ for w; do
 		else
 			res=DIFFERENT
 			differ=1
+			nd=$((nd + 1))
+			[ "$nd" = 1 ] && wres="DIFFERENT ($label"
 			if [ -n "${KEEP:-}" ]; then
 				mkdir -p "$KEEP"
 				f=$(echo "$label" | tr -c 'A-Za-z0-9=.\n-' _)
@@ -498,20 +504,30 @@ for w; do
 		fi
 		wo=$(median "$dir/time.old.$i" 1) wn=$(median "$dir/time.new.$i" 1)
 		co=$(median "$dir/time.old.$i" 2) cn=$(median "$dir/time.new.$i" 2)
-		echo "$wo $wn $co $cn" >>"$dir/totals"
-		row=$(awk -v l="$label" -v r="$res" -v wo="$wo" -v wn="$wn" \
-		    -v co="$co" -v cn="$cn" -v col="$col" -v m="$MAXRATIO" \
-		    -v z="$NOISE" -f "$dir/row.awk")
-		echo "$row"
-		case $row in *SLOWER*) slower=1 ;; esac
+		echo "$wo $wn $co $cn" >>"$dir/wtimes"
+		if [ "${STEPS:-0}" = 1 ]; then
+			awk -v l="  $label" -v r="$res" -v wo="$wo" -v wn="$wn" \
+			    -v co="$co" -v cn="$cn" -v col="$col" -v m="$MAXRATIO" \
+			    -v z="$NOISE" -f "$dir/row.awk"
+		fi
 	done
+	[ "$nd" -gt 1 ] && wres="$wres and $((nd - 1)) more"
+	[ "$nd" -gt 0 ] && wres="$wres)"
+	set -- $(awk '{ wo += $1; wn += $2; co += $3; cn += $4 }
+	    END { print wo + 0, wn + 0, co + 0, cn + 0 }' "$dir/wtimes")
+	echo "$*" >>"$dir/totals"
+	row=$(awk -v l="$w ($k steps)" -v r="$wres" -v wo="$1" -v wn="$2" \
+	    -v co="$3" -v cn="$4" -v col="$col" -v m="$MAXRATIO" \
+	    -v z="$NOISE" -f "$dir/row.awk")
+	echo "$row"
+	case $row in *SLOWER*) slower=1 ;; esac
 done
-# the total of the steps whose old time (by CLOCK) is NOISE s or more
+# the total of the workloads whose old time (by CLOCK) is NOISE s or more
 set -- $(awk -v z="$NOISE" -v col="$col" '
 	$(col == 1 ? 1 : 3) >= z * 1e6 { wo += $1; wn += $2; co += $3; cn += $4; c++ }
 	END { print c + 0, wo + 0, wn + 0, co + 0, cn + 0 }' "$dir/totals")
 if [ "$1" -gt 0 ]; then
-	row=$(awk -v l="total of the $1 steps of $NOISE s or more" -v r= \
+	row=$(awk -v l="total of the $1 workloads of $NOISE s or more" -v r= \
 	    -v wo="$2" -v wn="$3" -v co="$4" -v cn="$5" -v col="$col" \
 	    -v m="$MAXRATIO" -v z=0 -f "$dir/row.awk")
 	echo "$row"
