@@ -15,6 +15,7 @@ SQLIFT=${SQLIFT:-./sqlift}
 here=$(cd "$(dirname "$0")" && pwd)
 DATA=${DATA:-$here/../../shared/data}
 FS_SIZES=${FS_SIZES:-100 1000 10000 100000}
+. "$here/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-cubes.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -41,11 +42,12 @@ bench() {  # name model evidence...
 		(SELECT count(*) FROM cubes WHERE truth IS NULL)" | tr '|' ' ')
 	[ "$5" -eq 0 ] || { echo "$name: cubes differ from the evidence" >&2; exit 1; }
 	awk -v n="$name" -v a="$1" -v c="$2" -v b="$3" -v k="$4" -v tl="$tl" \
-	    -v tc="$tc" -v u="$6" 'BEGIN { printf "%-22s %9d %8d %8.1f %8d %8d %8d %8.2f %8.2f %6.1f\n",
+	    -v tc="$tc" -v u="$6" \
+	    -v f="$(fmt '%-22s %9d %8d %8.1f %8d %8d %8d %8.2f %8.2f %6.1f\n')" 'BEGIN { printf f,
 	    n, a, c, (c ? a / c : 0), u, k, b, tl, tc, (tl > 0 ? tc / tl : 0) }'
 }
 
-printf '%-22s %9s %8s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
+head_ '%-22s %9s %8s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
 	atoms/cube unknown consts blocks load_s cubes_s ratio
 if [ -d "$DATA" ]; then
 	for i in 1 2 3 4; do

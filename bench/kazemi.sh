@@ -25,14 +25,15 @@ trap 'rm -rf "$dir"' EXIT
 # the graphs: bench/kazemi-graphs.txt; each becomes an MLN by kazemi.awk
 bench=$(cd "$(dirname "$0")" && pwd)
 
-printf '%-3s %-12s %-12s %-12s %-12s %s\n' graph min-fill rel-min-fill \
+. "$bench/md.sh"
+head_ '%-3s %-12s %-12s %-12s %-12s %s\n' graph min-fill rel-min-fill \
 	population min-table 'log Z'
 while IFS='|' read -r id pfs pops; do
 	awk -v id="$id" -f "$bench/kazemi.awk" "$bench/kazemi-graphs.txt" \
 	    >"$dir/g$id.mln"
 	rm -f "$dir/g$id.db"
 	"$SQLIFT" load "$dir/g$id.db" "$dir/g$id.mln" >/dev/null
-	line=$(printf '%-3s' "$id")
+	cells=
 	for order in min-fill rel-min-fill population min-table; do
 		t0=$(date +%s%N)
 		if "$SQLIFT" infer "$dir/g$id.db" --method exact --order $order \
@@ -44,11 +45,13 @@ while IFS='|' read -r id pfs pops; do
 		else
 			cell="stop"
 		fi
-		line="$line $(printf '%-12s' "$cell")"
+		cells="$cells $cell"
 	done
 	# the four orders must agree on log Z
 	n=$(sqlite3 "$dir/g$id.db" "SELECT count(DISTINCT printf('%.9e', log_z))
 		FROM runs")
 	[ "$n" -eq 1 ] || { echo "graph $id: the orders disagree on log Z" >&2; exit 1; }
-	echo "$line $(sqlite3 "$dir/g$id.db" "SELECT printf('%.6f', log_z) FROM runs LIMIT 1")"
+	# shellcheck disable=SC2086 # one word per cell
+	printf "$(fmt '%-3s %-12s %-12s %-12s %-12s %s\n')" "$id" $cells \
+	    "$(sqlite3 "$dir/g$id.db" "SELECT printf('%.6f', log_z) FROM runs LIMIT 1")"
 done <"$bench/kazemi-graphs.txt"
