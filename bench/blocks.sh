@@ -23,6 +23,7 @@ if [ -z "${DATA:-}" ]; then
 	DATA=$bench/../../shared/data
 	[ -d "$DATA" ] || DATA=/work/shared/data
 fi
+. "$bench/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-blocks.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -30,7 +31,8 @@ trap 'rm -rf "$dir"' EXIT
 show() {
 	name=$1 db=$2
 	shift 2
-	"$SQLIFT" explain "$db" "$@" | awk -v name="$name" '
+	"$SQLIFT" explain "$db" "$@" | awk -v name="$name" \
+	    -v f="$(fmt '%-12s %-10s %9d %9d %9d %7.1f%%\n')" '
 	$1 == "type" {
 		n = 0; c = 0; shared = 0
 		for (i = 3; i <= NF; i++) {
@@ -41,7 +43,7 @@ show() {
 				shared += a[2]
 		}
 		sub(":", "", $2)
-		printf "%-12s %-10s %9d %9d %9d %7.1f%%\n", name, $2, c, n,
+		printf f, name, $2, c, n,
 		    shared, c ? 100 * shared / c : 0
 	}'
 }
@@ -51,7 +53,7 @@ load() {  # db model evidence
 	"$SQLIFT" load "$@" >/dev/null
 }
 
-printf '%-12s %-10s %9s %9s %9s %8s\n' data type constants blocks shared \
+head_ '%-12s %-10s %9s %9s %9s %8s\n' data type constants blocks shared \
     shared%
 
 d=$DATA/imdb/lsm_kok

@@ -12,12 +12,16 @@
 #
 # Use the real binary, not libtool's wrapper script (it adds 40 ms):
 # from a build folder, SQLIFT=.libs/sqlift LD_LIBRARY_PATH=.libs.
+# Knobs: NORMAL_LIMIT (60 s), EXACT_SIZES (n of "sizes"), EXACT_SHARES
+# (r% of "evidence"), LARGE_SIZES (n of "large"), BENCH_MD=1
+# (markdown tables).
 set -eu
 
 SQLIFT=${SQLIFT:-./sqlift}
 NORMAL_LIMIT=${NORMAL_LIMIT:-60}
 what=${1:-all}
 bench=$(cd "$(dirname "$0")" && pwd)
+. "$bench/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-exact.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -47,36 +51,36 @@ run() {  # n r constraints [extra options]: prints seconds nodes log_z
 }
 
 header() {
-	printf '%-8s %-4s %10s %8s %9s %16s\n' n r% constraints seconds nodes "log Z"
+	head_ '%-8s %-4s %10s %8s %9s %16s\n' n r% constraints seconds nodes "log Z"
 }
 
 row() {  # n r constraints [options]
 	set -- "$1" "$2" "$3" $(run "$@")
-	printf '%-8s %-4s %10s %8s %9s %16s\n' "$1" "$2" "$3" "$4" "$6" "$7"
+	printf "$(fmt '%-8s %-4s %10s %8s %9s %16s\n')" "$1" "$2" "$3" "$4" "$6" "$7"
 }
 
 if [ "$what" = sizes ] || [ "$what" = all ]; then
-	echo "# time vs domain size, 40% evidence"
+	sec "time vs domain size, 40% evidence"
 	header
-	for n in 100 200 300 400 500 600 700 800; do
+	for n in ${EXACT_SIZES:-100 200 300 400 500 600 700 800}; do
 		gen $n 40
 		row $n 40 setineq
 		row $n 40 normal --max-seconds "$NORMAL_LIMIT"
 	done
 fi
 if [ "$what" = evidence ] || [ "$what" = all ]; then
-	echo "# time vs evidence, n = 500"
+	sec "time vs evidence, n = 500"
 	header
-	for r in 0 10 20 30 40 50 60 70 80 90 100; do
+	for r in ${EXACT_SHARES:-0 10 20 30 40 50 60 70 80 90 100}; do
 		gen 500 $r
 		row 500 $r setineq
 		row 500 $r normal --max-seconds "$NORMAL_LIMIT"
 	done
 fi
 if [ "$what" = large ] || [ "$what" = all ]; then
-	echo "# large domains, 40% evidence"
+	sec "large domains, 40% evidence"
 	header
-	for n in 1000 10000 100000; do
+	for n in ${LARGE_SIZES:-1000 10000 100000}; do
 		gen $n 40
 		row $n 40 setineq
 	done

@@ -51,6 +51,7 @@ if [ -z "${DATA:-}" ]; then
 	[ -d "$DATA" ] || DATA=/work/shared/data
 fi
 methods=${METHODS:-lis lis-b0 ground-lis ground-b0 normal}
+. "$bench/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-fig2.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -78,16 +79,16 @@ run() {
 		    END)) FROM runs WHERE
 		    run_id = (SELECT max(run_id) FROM runs)" >"$dir/row"
 		read -r s z se t <"$dir/row"
-		printf '%-6s %5s %-10s %8s %7s %15s %8s %10s\n' "$series" "$x" \
+		printf "$(fmt '%-6s %5s %-10s %8s %7s %15s %8s %10s\n')" "$series" "$x" \
 		    "$m" "$wall" "$s" "$z" "$se" "$t"
 		echo "$x $t" >>"$dir/$series-$m.dat"
 	else
-		printf '%-6s %5s %-10s failed: %s\n' "$series" "$x" "$m" \
-		    "$(tail -n 1 "$dir/err")"
+		printf "$(fmt '%-6s %5s %-10s %s\n')" "$series" "$x" "$m" \
+		    "failed: $(tail -n 1 "$dir/err")"
 	fi
 }
 
-printf '%-6s %5s %-10s %8s %7s %15s %8s %10s\n' data x method wall_s \
+head_ '%-6s %5s %-10s %8s %7s %15s %8s %10s\n' data x method wall_s \
     samples "log Z" stderr T01_s
 
 ev=$DATA/webkb/forclift_pageclass/webkb-fold12-train1.db

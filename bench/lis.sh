@@ -32,7 +32,12 @@
 # ../shared/data next to the repository, else /work/shared/data),
 # BENCH_REPEAT (3), SLOW (5 s), LIMIT (--max-seconds of every run,
 # 10; each run is killed by timeout LIMIT+20 s), BENCH_QUICK=1 (IMDB fold 1 only, fewer WebKB and
-# friends-and-smokers sizes), WEBKB_PAGES, FS_SIZES.
+# friends-and-smokers sizes), WEBKB_PAGES, FS_SIZES, IMDB_FOLDS,
+# IMDB_QUERIES (q1 q4); the rows
+# of each dataset: ROWS_IMDB, ROWS_WEBKB (default: ALL_ROWS below),
+# ROWS_WEBKB272, ROWS_CORA, ROWS_UWCSE, ROWS_FS, each a list of the
+# row kinds of compare() below ("none": the exact row alone);
+# WEBKB272=0 skips WebKB's 272 pages; BENCH_MD=1: markdown tables.
 set -eu
 
 SQLIFT=${SQLIFT:-./sqlift}
@@ -46,6 +51,7 @@ if [ -z "${DATA:-}" ]; then
 	[ -d "$DATA" ] || DATA=/work/shared/data
 fi
 what=${1:-all}
+. "$bench/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-lis.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
@@ -61,7 +67,7 @@ last_run() {  # db
 }
 
 header() {
-	printf '%-14s %-6s %-22s %7s %6s %8s %9s %15s %9s %7s %7s %7s %7s %6s\n' \
+	head_ '%-14s %-6s %-22s %7s %6s %8s %9s %15s %9s %7s %7s %7s %7s %6s\n' \
 	    data query method wall_s samples s/1000 draws "log Z" dZ stderr \
 	    ESS maxerr meanerr RSS_MB
 }
@@ -95,9 +101,8 @@ row() {
 	if [ -z "$run" ]; then
 		grep -q 'status 124' "$dir/time" &&
 		    echo "killed by timeout: --max-seconds not honoured" >>"$dir/err"
-		printf '%-14s %-6s %-22s %7s  %s (RSS %d MB)\n' "$rd" "$rq" "$rl" \
-		    "$wall" "$(grep -v '^Command' "$dir/err" | tail -n 1 | sed 's/^sqlift: //' | cut -c1-70)" \
-		    $((rss / 1024))
+		printf "$(fmt '%-14s %-6s %-22s %7s %s\n')" "$rd" "$rq" "$rl" \
+		    "$wall" "$(grep -v '^Command' "$dir/err" | tail -n 1 | sed 's/^sqlift: //' | cut -c1-70) (RSS $((rss / 1024)) MB)"
 		return 0
 	fi
 	case $ref in
@@ -127,7 +132,7 @@ row() {
 	                HAVING count(*) > 0), '-')
 	    FROM r" >"$dir/row"
 	read -r s p dr z dz se ess mx mn <"$dir/row"
-	printf '%-14s %-6s %-22s %7s %6s %8s %9s %15s %9s %7s %7s %7s %7s %6d\n' \
+	printf "$(fmt '%-14s %-6s %-22s %7s %6s %8s %9s %15s %9s %7s %7s %7s %7s %6d\n')" \
 	    "$rd" "$rq" "$rl" "$wall" "$s" "$p" "$dr" "$z" "$dz" "$se" "$ess" \
 	    "$mx" "$mn" $((rss / 1024))
 }
@@ -163,15 +168,15 @@ compare() {
 }
 
 if [ "$what" = imdb ] || [ "$what" = all ]; then
-	echo "# IMDB (lsm_kok, learned weights); q1 = workedUnder, q4 = actor,director,gender,workedUnder"
+	sec "IMDB (lsm_kok, learned weights); q1 = workedUnder, q4 = actor,director,gender,workedUnder"
 	header
-	folds="1 2 3 4"
-	[ "$QUICK" = 1 ] && folds=1
+	folds=${IMDB_FOLDS:-1 2 3 4}
+	[ "$QUICK" = 1 ] && folds=${IMDB_FOLDS:-1}
 	d=$DATA/imdb/lsm_kok
 	for f in $folds; do
 		load "$dir/imdb$f.sqlite" "$d/imdb-rules-out.mln" "$d/imdb$f.db"
-		for q in q1 q4; do
-			ROWS='lis lisb10 lisb0 ground groundb10 groundb0 normal normalb0'
+		for q in ${IMDB_QUERIES:-q1 q4}; do
+			ROWS=${ROWS_IMDB:-lis lisb10 lisb0 ground groundb10 groundb0 normal normalb0}
 			case $q in
 			q1) compare "imdb$f" q1 "$dir/imdb$f.sqlite" -q workedUnder ;;
 			q4) compare "imdb$f" q4 "$dir/imdb$f.sqlite" -q actor,director,gender,workedUnder ;;
@@ -186,7 +191,7 @@ if [ "$what" = webkb ] || [ "$what" = all ]; then
 	# pages, ten word-feature predicates); query PageClassCourse and
 	# PageClassFaculty (their evidence removed), every other predicate
 	# closed-world evidence.
-	echo "# WebKB pages (forclift_pageclass fold12-train1 + bench/webkb-pageclass.mln), query PageClassCourse,PageClassFaculty"
+	sec "WebKB pages (forclift_pageclass fold12-train1 + bench/webkb-pageclass.mln), query PageClassCourse,PageClassFaculty"
 	header
 	ev=$DATA/webkb/forclift_pageclass/webkb-fold12-train1.db
 	cw=PageClassDepartment,PageClassResearchProject,PageClassStaff,PageClassStudent,Linked
@@ -198,6 +203,7 @@ if [ "$what" = webkb ] || [ "$what" = all ]; then
 		head -n "$k" "$dir/pids" >"$dir/keep"
 		awk -f "$bench/webkb-pages.awk" "$dir/keep" "$ev" >"$dir/webkb$k.db"
 		load "$dir/webkb$k.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb$k.db"
+		ROWS=${ROWS_WEBKB:-}
 		compare "webkb k=$k" course "$dir/webkb$k.sqlite" --cw "$cw" \
 		    -q PageClassCourse,PageClassFaculty
 	done
@@ -206,37 +212,37 @@ if [ "$what" = webkb ] || [ "$what" = all ]; then
 	# (bench/webkb-z.py), the reference of dZ here
 	grep -v '^PageClass\(Course\|Faculty\)(' "$ev" >"$dir/webkb272.db"
 	load "$dir/webkb272.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb272.db"
-	if command -v python3 >/dev/null; then
+	if [ "${WEBKB272:-1}" = 1 ] && command -v python3 >/dev/null; then
 		CREF=$(python3 "$bench/webkb-z.py" "$bench/webkb-pageclass.mln" \
 		    "$dir/webkb272.db" 2>/dev/null)
-		ROWS='lis lisp16 lisb0 ground normal'
+		ROWS=${ROWS_WEBKB272:-lis lisp16 lisb0 ground normal}
 		compare "webkb k=272" course "$dir/webkb272.sqlite" --cw "$cw" \
 		    -q PageClassCourse,PageClassFaculty
 	fi
 fi
 
 if [ "$what" = cora ] || [ "$what" = all ]; then
-	echo "# Cora classification (tuffy_class), query category"
+	sec "Cora classification (tuffy_class), query category"
 	header
 	d=$DATA/cora/tuffy_class
 	load "$dir/cora.sqlite" "$d/prog.mln" "$d/evidence.db"
-	ROWS='lis lispath lispathp16'
+	ROWS=${ROWS_CORA:-lis lispath lispathp16}
 	compare cora cat "$dir/cora.sqlite" -q category
 fi
 
 if [ "$what" = uwcse ] || [ "$what" = all ]; then
-	echo "# UW-CSE (tuffy_cse prog.mln, learned weights), query advisedBy"
+	sec "UW-CSE (tuffy_cse prog.mln, learned weights), query advisedBy"
 	header
 	d=$DATA/uwcse/tuffy_cse
 	load "$dir/uw0.sqlite" "$d/prog.mln" "$d/evidence.db"
-	ROWS='lis lisb0 ground'
+	ROWS=${ROWS_UWCSE:-lis lisb0 ground}
 	compare uwcse advBy "$dir/uw0.sqlite" -q advisedBy
 fi
 
 if [ "$what" = fs ] || [ "$what" = all ]; then
 	# the model and evidence of exact.sh (40% evidence on Smokes and
 	# Cancer, Friends unknown), query Smokes
-	echo "# friends-and-smokers, 40% evidence, query Smokes (model of exact.sh)"
+	sec "friends-and-smokers, 40% evidence, query Smokes (model of exact.sh)"
 	header
 	sizes=${FS_SIZES:-50 100 200 400}
 	[ "$QUICK" = 1 ] && sizes=${FS_SIZES:-50 100}
@@ -245,7 +251,7 @@ if [ "$what" = fs ] || [ "$what" = all ]; then
 		awk -v n="$n" -f "$bench/fs.awk" >"$f.mln"
 		awk -v n="$n" -v r=40 -v evidence=1 -f "$bench/fs.awk" >"$f.db"
 		load "$f.sqlite" "$f.mln" "$f.db"
-		ROWS='lis lisb10 lisb0 groundb10 groundb0 normalb0'
+		ROWS=${ROWS_FS:-lis lisb10 lisb0 groundb10 groundb0 normalb0}
 		compare "fs n=$n" Smokes \
 		    "$f.sqlite" --ow Smokes,Cancer -q Smokes
 	done

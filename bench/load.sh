@@ -32,6 +32,7 @@ REPEAT=${BENCH_REPEAT:-3}
 TARGET=${BENCH_TARGET:-500000}
 here=$(cd "$(dirname "$0")" && pwd)
 gen=$here/gen-evidence.awk
+. "$here/md.sh"
 me=load.sh
 
 die() {
@@ -159,10 +160,10 @@ median() {
 
 row() { # ORDER KIND N SECS CPU KIB BASE
 	awk -v o="$1" -v k="$2" -v n="$3" -v s="$4" -v c="$5" -v m="$6" \
-	    -v b="$7" 'BEGIN {
+	    -v b="$7" -v f="$(fmt '%-10s %-8s %8d %8.2f %7.2f %10s %8.1f %6s\n')" 'BEGIN {
 		rate = s > 0 ? sprintf("%.0f", n / s) : "-"
 		ratio = b > 0 ? sprintf("%.2f", s / b) : "-"
-		printf "%-10s %-8s %8d %8.2f %7.2f %10s %8.1f %6s\n", o, k, n, s, c,
+		printf f, o, k, n, s, c,
 		    rate, m / 1024, ratio
 	}'
 }
@@ -190,7 +191,7 @@ REPEAT=$saved
 rm -rf "$dir/warm"
 
 echo
-printf '%-10s %-8s %8s %8s %7s %10s %8s %6s\n' order input atoms wall_s \
+head_ '%-10s %-8s %8s %8s %7s %10s %8s %6s\n' order input atoms wall_s \
     cpu_s atoms/s RSS_MiB ratio
 for order in $ORDERS; do
 	case $order in
