@@ -12,7 +12,7 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
-#include "infer/lis.h"
+#include "sample/lis.h"
 #include "lifted/engine.h"
 #include "lifted/theory.h"
 

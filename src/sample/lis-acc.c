@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "infer/lis-acc.h"
+#include "sample/lis-acc.h"
 
 
 void

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "infer/lis-acc.h"
-#include "infer/lis.h"
+#include "sample/lis-acc.h"
+#include "sample/lis.h"
 #include "sqlift.h"
 
 /* Path marginals, per group: the sums of its part's weights w (s1 and
