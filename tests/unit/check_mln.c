@@ -338,6 +338,15 @@ START_TEST(test_limits)
 		mln_free(parse_ok(ok[i]));
 		free(ok[i]);
 	}
+	/* a UTF-8 byte-order mark is skipped; a NUL byte is named */
+	mln_free(parse_ok("\xef\xbb\xbft = {A}\nP(t)\n1 P(x)\n"));
+	{
+		struct mln_model *m0 = NULL;
+		struct err e = { 0 };
+		ck_assert_int_eq(mln_parse("t = {A}\nP(\0t)\n", 13, "t.mln",
+		    &m0, &e), SQLIFT_EINPUT);
+		ck_assert_str_eq(e.msg, "t.mln:2:3: NUL byte (not a text file?)");
+	}
 	/* a number is read whole, however long */
 	char *num = repeat("t = {A}\nP(t)\n12.5e", "0", 67, "1 P(x)\n");
 	struct mln_model *m = parse_ok(num);
