@@ -16,8 +16,8 @@ line_read(struct line_reader *r, struct err *e)
 	r->line++;
 	while ((c = getc(r->f)) != EOF) {
 		if (c == '\0') {
-			err_set(e, SQLIFT_EINPUT, "%s:%d:%zu: NUL byte (not a text "
-			    "file?)", r->path, r->line, r->len + 1);
+			err_set(e, SQLIFT_EINPUT, "%s:%d:%zu: NUL byte (not a "
+			    "text file?)", r->path, r->line, r->len + 1);
 			return -1;
 		}
 		if (r->len == EVIDENCE_MAX_LINE) {

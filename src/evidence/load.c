@@ -225,9 +225,10 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 	buf_init(&c.fields);
 	/* fed line by line so that a row's message names its last line */
 	while (!c.rc && (rc = line_read(&r, e)) == 1) {
+		size_t used;
 		c.line = r.line;
-		if (csv_parse(&cp, r.s, r.len, csv_field, csv_row, &c) != r.len &&
-		    !c.rc)
+		used = csv_parse(&cp, r.s, r.len, csv_field, csv_row, &c);
+		if (used != r.len && !c.rc)
 			c.rc = err_set(e, SQLIFT_EINPUT, "%s:%d: %s", path, c.line,
 			    csv_strerror(csv_error(&cp)));
 	}

@@ -255,7 +255,8 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		goto oom;
 	/* equality literals: their variables (constants get theirs too) */
 	{
-		int eqa[LEAVES_MAX], eqb[LEAVES_MAX], eqneg[LEAVES_MAX], neq = 0;
+		int eqa[LEAVES_MAX], eqb[LEAVES_MAX], eqneg[LEAVES_MAX];
+		int neq = 0;
 		for (int i = 0; i < l.n; i++) {
 			const struct mln_node *n = l.v[i];
 			int ty;

@@ -167,8 +167,8 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 			if (t.t == T_OTHER) {
 				t.len = 1;
 				if (c == '\0')
-					return lex_err(file, e, &t, "NUL byte (not a "
-					    "text file?)");
+					return lex_err(file, e, &t, "NUL byte "
+					    "(not a text file?)");
 				return lex_err(file, e, &t, "unexpected character '%c'", c);
 			}
 		}

@@ -290,8 +290,8 @@ static int
 nest_enter(struct parser *p, const struct token *t)
 {
 	if (++p->depth > MLN_MAX_DEPTH)
-		return perr(p, t, "formula nested deeper than %d levels of '(', "
-		    "'!' and quantifiers", MLN_MAX_DEPTH);
+		return perr(p, t, "formula nested deeper than %d levels of "
+		    "'(', '!' and quantifiers", MLN_MAX_DEPTH);
 	return 0;
 }
 
@@ -751,8 +751,8 @@ check_clause_size(struct parser *p, const struct mln_formula *f,
 	if (n < 0 && !f->hard)
 		n = flat_lits(f->root, 0, MLN_AND);
 	if (n > MLN_MAX_CLAUSE_LITS && (f->hard || f->weight != 0))
-		return perr(p, at, "a clause of %d literals; the lifted methods "
-		    "handle at most %d", n, MLN_MAX_CLAUSE_LITS);
+		return perr(p, at, "a clause of %d literals; the lifted "
+		    "methods handle at most %d", n, MLN_MAX_CLAUSE_LITS);
 	return 0;
 }
 
