@@ -7,6 +7,52 @@
 #include "sqlift.h"
 #include "evidence/evidence.h"
 
+int
+line_read(struct line_reader *r, struct err *e)
+{
+	int c;
+
+	r->len = 0;
+	r->line++;
+	while ((c = getc(r->f)) != EOF) {
+		if (c == '\0') {
+			err_set(e, SQLIFT_EINPUT, "%s:%d:%zu: NUL byte (not a "
+			    "text file?)", r->path, r->line, r->len + 1);
+			return -1;
+		}
+		if (r->len == EVIDENCE_MAX_LINE) {
+			err_set(e, SQLIFT_EINPUT, "%s:%d: line longer than %zu "
+			    "bytes", r->path, r->line, EVIDENCE_MAX_LINE);
+			return -1;
+		}
+		if (r->len + 2 > r->cap) {
+			size_t cap = r->cap ? 2 * r->cap : 256;
+			char *t = xrealloc(r->s, cap);
+			if (!t) {
+				err_oom(e);
+				return -1;
+			}
+			r->s = t;
+			r->cap = cap;
+		}
+		r->s[r->len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (ferror(r->f)) {
+		err_set(e, SQLIFT_EINPUT, "%s: read error", r->path);
+		return -1;
+	}
+	if (r->len == 0)
+		return 0;
+	r->s[r->len] = '\0';
+	if (r->line == 1 && r->len >= 3 && !memcmp(r->s, "\xef\xbb\xbf", 3)) {
+		r->len -= 3;
+		memmove(r->s, r->s + 3, r->len + 1);
+	}
+	return 1;
+}
+
 size_t
 line_content(const char *s, size_t n)
 {
@@ -30,6 +76,8 @@ skip_space(const char *s, size_t i, size_t n)
 		i++;
 	return i;
 }
+
+_Static_assert(MLN_MAX_ARITY == 64, "atom_scan's message names the limit");
 
 int
 atom_scan(const char *s, size_t n, struct atom_span *a, const char **why,
@@ -88,7 +136,7 @@ atom_scan(const char *s, size_t n, struct atom_span *a, const char **why,
 			*col = (int)st + 1;
 			return -1;
 		}
-		if (a->nargs == 64) {
+		if (a->nargs == MLN_MAX_ARITY) {
 			*why = "more than 64 arguments";
 			*col = (int)st + 1;
 			return -1;
@@ -226,22 +274,20 @@ query_parse_list(const char *list, struct query_list *q, struct err *e)
 int
 query_parse_file(const char *path, struct query_list *q, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ln = 0, rc = 0;
+	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0 };
+	int rc;
 
-	if (!f)
+	if (!r.f)
 		return err_set(e, SQLIFT_EINPUT, "%s: cannot open query file",
 		    path);
-	while ((len = getline(&line, &cap, f)) >= 0) {
-		ln++;
-		len = (ssize_t)line_content(line, (size_t)len);
-		if ((rc = query_add(q, line, (size_t)len, path, ln, e)))
+	while ((rc = line_read(&r, e)) == 1) {
+		size_t len = line_content(r.s, r.len);
+		if ((rc = query_add(q, r.s, len, path, r.line, e)))
 			break;
 	}
-	free(line);
-	fclose(f);
+	if (rc < 0)
+		rc = e->status;
+	free(r.s);
+	fclose(r.f);
 	return rc;
 }

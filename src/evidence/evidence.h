@@ -6,7 +6,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "mln/mln.h"
 #include "store/store.h"
 #include "util/util.h"
 
@@ -42,12 +44,27 @@ struct atom_span {
 	size_t name_len;
 	int neg;
 	int nargs;
-	const char *arg[64];
-	size_t arg_len[64];
-	int arg_col[64];
+	const char *arg[MLN_MAX_ARITY];
+	size_t arg_len[MLN_MAX_ARITY];
+	int arg_col[MLN_MAX_ARITY];
 };
 int atom_scan(const char *s, size_t n, struct atom_span *a, const char **why,
     int *col);
+
+/* The lines of an evidence or query file, read one at a time. */
+#define EVIDENCE_MAX_LINE ((size_t)1 << 20)  /* bytes of one line */
+struct line_reader {
+	FILE *f;               /* borrowed */
+	const char *path;      /* for messages */
+	int line;              /* number of the line in s */
+	char *s;               /* the line with its '\n', no NUL inside */
+	size_t len, cap;
+};
+/* Reads the next line into r->s: 1 if read, 0 at the end of the file,
+ * -1 with the status and file:line:column in e on a NUL byte, a line
+ * longer than EVIDENCE_MAX_LINE, a read error.  A UTF-8 byte-order mark
+ * at the start of the file is dropped.  The caller frees r->s. */
+int line_read(struct line_reader *r, struct err *e) WUR;
 
 /* Length of the content of a line: up to a // comment outside quotes or
  * the line end. */

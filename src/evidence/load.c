@@ -35,24 +35,23 @@ atom_store(struct store *s, const char *path, int line,
 static int
 load_db(struct store *s, const char *path, int64_t *n, struct err *e)
 {
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int ln = 0, rc = 0;
+	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0 };
+	char *line;
+	int ln, rc;
 	int64_t count = 0;
 
-	if (!f)
+	if (!r.f)
 		return err_set(e, SQLIFT_EINPUT, "%s: cannot open evidence file",
 		    path);
-	while ((len = getline(&line, &cap, f)) >= 0) {
+	while ((rc = line_read(&r, e)) == 1) {
 		struct atom_span a;
 		const char *why;
 		size_t k;
 		int col;
 
-		ln++;
-		k = line_content(line, (size_t)len);
+		line = r.s;
+		ln = r.line;
+		k = line_content(line, r.len);
 		while (k > 0 && (line[k - 1] == ' ' || line[k - 1] == '\t'))
 			k--;
 		if (k == 0 || strspn(line, " \t") >= k)
@@ -66,10 +65,10 @@ load_db(struct store *s, const char *path, int64_t *n, struct err *e)
 			break;
 		count++;
 	}
-	if (!rc && ferror(f))
-		rc = err_set(e, SQLIFT_EINPUT, "%s: read error", path);
-	free(line);
-	fclose(f);
+	if (rc < 0)
+		rc = e->status;
+	free(r.s);
+	fclose(r.f);
 	if (!rc) {
 		*n += count;
 		rc = store_evfile_add(s, path, count, e);
@@ -84,7 +83,7 @@ struct csv_ctx {
 	int pred;
 	int line;
 	struct buf fields;     /* field texts, each NUL-terminated */
-	struct buf quoted[64]; /* fields rewritten as "quoted" constants */
+	struct buf quoted[MLN_MAX_ARITY]; /* fields as "quoted" constants */
 	VEC(size_t) off;
 	int64_t count;
 	struct err *e;
@@ -138,8 +137,8 @@ csv_row(int term, void *ctx_)
 {
 	struct csv_ctx *c = ctx_;
 	const struct store_pred *p = store_pred_at(c->s, c->pred);
-	const char *args[64];
-	size_t lens[64];
+	const char *args[MLN_MAX_ARITY];
+	size_t lens[MLN_MAX_ARITY];
 	int nf = (int)c->off.n, truth = 1;
 
 	(void)term;
@@ -192,7 +191,7 @@ csv_row(int term, void *ctx_)
 out:
 	c->off.n = 0;
 	buf_clear(&c->fields);
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < MLN_MAX_ARITY; i++)
 		buf_clear(&c->quoted[i]);
 }
 
@@ -202,10 +201,9 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 	const char *base = strrchr(path, '/');
 	struct csv_ctx c = { 0 };
 	struct csv_parser cp;
-	char *line = NULL;
-	size_t cap = 0, blen;
-	ssize_t len;
-	FILE *f;
+	struct line_reader r = { NULL, path, 0, NULL, 0, 0 };
+	size_t blen;
+	int rc = 0;
 
 	base = base ? base + 1 : path;
 	blen = strlen(base) - 4;  /* without .csv */
@@ -214,11 +212,11 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 		return err_set(e, SQLIFT_EINPUT, "%s: no predicate %.*s in the "
 		    "model (a CSV file is named after its predicate)", path,
 		    (int)blen, base);
-	if (!(f = fopen(path, "r")))
+	if (!(r.f = fopen(path, "r")))
 		return err_set(e, SQLIFT_EINPUT, "%s: cannot open evidence file",
 		    path);
 	if (csv_init(&cp, CSV_APPEND_NULL) != 0) {
-		fclose(f);
+		fclose(r.f);
 		return err_oom(e);
 	}
 	c.s = s;
@@ -226,21 +224,24 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 	c.e = e;
 	buf_init(&c.fields);
 	/* fed line by line so that a row's message names its last line */
-	while (!c.rc && (len = getline(&line, &cap, f)) >= 0) {
-		c.line++;
-		if (csv_parse(&cp, line, (size_t)len, csv_field, csv_row, &c) !=
-		    (size_t)len && !c.rc)
+	while (!c.rc && (rc = line_read(&r, e)) == 1) {
+		size_t used;
+		c.line = r.line;
+		used = csv_parse(&cp, r.s, r.len, csv_field, csv_row, &c);
+		if (used != r.len && !c.rc)
 			c.rc = err_set(e, SQLIFT_EINPUT, "%s:%d: %s", path, c.line,
 			    csv_strerror(csv_error(&cp)));
 	}
+	if (!c.rc && rc < 0)
+		c.rc = e->status;
 	if (!c.rc && csv_fini(&cp, csv_field, csv_row, &c) != 0 && !c.rc)
 		c.rc = err_set(e, SQLIFT_EINPUT, "%s:%d: %s", path, c.line,
 		    csv_strerror(csv_error(&cp)));
 	csv_free(&cp);
-	free(line);
-	fclose(f);
+	free(r.s);
+	fclose(r.f);
 	buf_free(&c.fields);
-	for (int i = 0; i < 64; i++)
+	for (int i = 0; i < MLN_MAX_ARITY; i++)
 		buf_free(&c.quoted[i]);
 	free(c.off.v);
 	if (!c.rc) {

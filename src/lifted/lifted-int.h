@@ -32,6 +32,9 @@
  * arguments of a predicate and literals of a clause: arrays per
  * variable, argument or literal have this size. */
 #define MAX_VARS 64
+_Static_assert(MLN_MAX_ARITY <= MAX_VARS && MLN_MAX_CLAUSE_LITS <= MAX_VARS &&
+    MLN_MAX_CLAUSE_LITS <= 64, "the model's limits (mln.h) fit the engine's "
+    "arrays and fold.c's 64-bit literal masks");
 /* A class key (lit_key): the predicate, then per argument its block and
  * its first equal argument; KEY_BUF ints hold any key. */
 #define KEY_LEN (1 + 2 * MAX_VARS)

@@ -77,10 +77,13 @@ ct_free(struct ct_theory *t)
 	free(t);
 }
 
-/* The leaves of a clause (an OR tree). */
+/* The leaves of a clause (an OR tree), with room past
+ * MLN_MAX_CLAUSE_LITS so that a clause over the limit is counted first and
+ * refused after its variables are. */
+#define LEAVES_MAX (4 * MLN_MAX_CLAUSE_LITS)
 struct leaves {
-	const struct mln_node *v[256];
-	int neg[256];
+	const struct mln_node *v[LEAVES_MAX];
+	int neg[LEAVES_MAX];
 	int n;
 };
 
@@ -91,7 +94,7 @@ collect(const struct mln_node *n, int neg, struct leaves *l)
 		return collect(n->a, 0, l) < 0 ? -1 : collect(n->b, 0, l);
 	if (n->kind == MLN_NOT)
 		return collect(n->a, !neg, l);
-	if (l->n == 256)
+	if (l->n == LEAVES_MAX)
 		return -1;
 	l->v[l->n] = n;
 	l->neg[l->n] = neg;
@@ -233,8 +236,10 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 	c.hard = f->hard;
 	c.line = f->line;
 	if (collect(f->root, 0, &l) < 0)
-		return err_set(e, SQLIFT_ELIMIT, "a clause with more than 256 "
-		    "literals");
+		return err_set(e, SQLIFT_ELIMIT, "%s:%d: a clause of more than "
+		    "%d literals; the lifted methods handle at most %d",
+		    t->m->file ? t->m->file : "model", f->line, LEAVES_MAX,
+		    MLN_MAX_CLAUSE_LITS);
 	if (!(b.fv = xcalloc((size_t)f->nvars + 1, sizeof *b.fv)))
 		return err_oom(e);
 	for (int v = 0; v < f->nvars; v++) {
@@ -250,7 +255,8 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 		goto oom;
 	/* equality literals: their variables (constants get theirs too) */
 	{
-		int eqa[256], eqb[256], eqneg[256], neq = 0;
+		int eqa[LEAVES_MAX], eqb[LEAVES_MAX], eqneg[LEAVES_MAX];
+		int neq = 0;
 		for (int i = 0; i < l.n; i++) {
 			const struct mln_node *n = l.v[i];
 			int ty;
@@ -279,6 +285,14 @@ build_clause(struct ct_theory *t, struct fold_ctx *fc,
 			    "variables (each constant counts as one); the lifted "
 			    "methods handle at most 64", t->m->file ? t->m->file :
 			    "model", f->line, c.nvars);
+			goto done_owned;
+		}
+		if (l.n > MLN_MAX_CLAUSE_LITS) {
+			/* fold.c keeps a 64-bit mask of a clause's literals */
+			rc = err_set(e, SQLIFT_ELIMIT, "%s:%d: a clause of %d "
+			    "literals; the lifted methods handle at most %d",
+			    t->m->file ? t->m->file : "model", f->line, l.n,
+			    MLN_MAX_CLAUSE_LITS);
 			goto done_owned;
 		}
 		if (!(tu = si_tuple_new(t->sp, c.nvars, c.type)))

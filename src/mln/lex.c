@@ -58,6 +58,8 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 	size_t i = 0;
 	int line = 1, col = 1;
 
+	if (n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+		i = 3;  /* a UTF-8 byte-order mark */
 	while (i < n) {
 		struct token t;
 		size_t st = i;
@@ -164,6 +166,9 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 			t.t = (q && c) ? tt[q - ch] : T_OTHER;
 			if (t.t == T_OTHER) {
 				t.len = 1;
+				if (c == '\0')
+					return lex_err(file, e, &t, "NUL byte "
+					    "(not a text file?)");
 				return lex_err(file, e, &t, "unexpected character '%c'", c);
 			}
 		}

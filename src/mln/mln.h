@@ -6,6 +6,16 @@
 
 #include "util/util.h"
 
+/* Limits of a model, checked by the parser (file:line:column) and applied
+ * by the engine (src/lifted/) with these same constants. */
+#define MLN_MAX_ARITY 64        /* arguments of a predicate */
+#define MLN_MAX_CLAUSE_LITS 64  /* literals of one clause */
+/* Nesting of '(', '!' and quantifiers in a formula, and literals of one
+ * formula: they bound the depth of the formula tree that the recursive
+ * passes (parser, clause conversion, printing) walk. */
+#define MLN_MAX_DEPTH 1000
+#define MLN_MAX_FORMULA_LITS 4096
+
 enum mln_kind {
 	MLN_ATOM, MLN_EQ, MLN_NOT, MLN_AND, MLN_OR, MLN_IMPLIES, MLN_IFF,
 	MLN_EXIST, MLN_FORALL, MLN_TRUE, MLN_FALSE

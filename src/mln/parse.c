@@ -22,6 +22,8 @@ struct parser {
 	VEC(char *) vars;
 	VEC(int) vartypes;
 	int nbound;            /* vars bound by an enclosing quantifier */
+	int depth;             /* nesting of '(', '!' and quantifiers */
+	int nlits;             /* literals so far */
 };
 
 static int
@@ -282,6 +284,27 @@ var_type(struct parser *p, const struct token *t, int v, int ty)
 
 static int parse_formula(struct parser *p, struct mln_node **out);
 
+/* Enters one level of nesting at token t; the caller leaves with
+ * p->depth-- once done. */
+static int
+nest_enter(struct parser *p, const struct token *t)
+{
+	if (++p->depth > MLN_MAX_DEPTH)
+		return perr(p, t, "formula nested deeper than %d levels of "
+		    "'(', '!' and quantifiers", MLN_MAX_DEPTH);
+	return 0;
+}
+
+/* Counts one more literal of the formula, at token t. */
+static int
+lit_count(struct parser *p, const struct token *t)
+{
+	if (++p->nlits > MLN_MAX_FORMULA_LITS)
+		return perr(p, t, "a formula of more than %d literals",
+		    MLN_MAX_FORMULA_LITS);
+	return 0;
+}
+
 /* term := var | +var | Constant | "quoted" | number */
 static int
 parse_term(struct parser *p, struct mln_term *out, const struct token **at)
@@ -340,6 +363,8 @@ parse_atom(struct parser *p, struct mln_node **out)
 	pi = smap_getn(&p->m->predmap, name->s, (size_t)name->len);
 	if (pi < 0)
 		return perr(p, name, "unknown predicate %.*s", name->len, name->s);
+	if ((rc = lit_count(p, name)))
+		return rc;
 	pr = &p->m->preds.v[pi];
 	if (!(n = node_new(MLN_ATOM, NULL, NULL)))
 		return err_oom(p->e);
@@ -391,9 +416,12 @@ static int
 parse_eq(struct parser *p, struct mln_node **out)
 {
 	const struct token *at;
-	struct mln_node *n = node_new(MLN_EQ, NULL, NULL);
+	struct mln_node *n;
 	int rc;
 
+	if ((rc = lit_count(p, peek(p))))
+		return rc;
+	n = node_new(MLN_EQ, NULL, NULL);
 	if (!n || !(n->args = xcalloc(2, sizeof *n->args))) {
 		mln_node_free(n);
 		return err_oom(p->e);
@@ -414,11 +442,13 @@ static int
 parse_quant(struct parser *p, struct mln_node **out)
 {
 	const struct token *q = next(p);
-	struct mln_node *n = node_new(q->t == T_EXIST ? MLN_EXIST : MLN_FORALL,
-	    NULL, NULL);
+	struct mln_node *n;
 	VEC(int) vs = { 0 };
 	int rc;
 
+	if ((rc = nest_enter(p, q)))
+		return rc;
+	n = node_new(q->t == T_EXIST ? MLN_EXIST : MLN_FORALL, NULL, NULL);
 	if (!n)
 		return err_oom(p->e);
 	do {
@@ -438,6 +468,7 @@ parse_quant(struct parser *p, struct mln_node **out)
 	vs.v = NULL;
 	if ((rc = parse_formula(p, &n->a)))
 		goto fail;
+	p->depth--;
 	*out = n;
 	return 0;
 fail:
@@ -454,8 +485,11 @@ parse_unary(struct parser *p, struct mln_node **out)
 
 	if (t->t == T_NOT) {
 		struct mln_node *a = NULL;
-		next(p);
-		if ((rc = parse_unary(p, &a)))
+		if ((rc = nest_enter(p, next(p))))
+			return rc;
+		rc = parse_unary(p, &a);
+		p->depth--;
+		if (rc)
 			return rc;
 		if (!(*out = node_new(MLN_NOT, a, NULL)))
 			return err_oom(p->e);
@@ -463,7 +497,11 @@ parse_unary(struct parser *p, struct mln_node **out)
 	}
 	if (t->t == T_LP) {
 		const struct token *open = next(p);
-		if ((rc = parse_formula(p, out)))
+		if ((rc = nest_enter(p, open)))
+			return rc;
+		rc = parse_formula(p, out);
+		p->depth--;
+		if (rc)
 			return rc;
 		if (peek(p)->t != T_RP) {
 			const struct token *k = peek(p);
@@ -527,26 +565,42 @@ parse_or(struct parser *p, struct mln_node **out)
 	return parse_left(p, out, T_OR, MLN_OR, parse_and);
 }
 
-/* right-associative implication */
+/* right-associative implication: the operands in a row, then the tree
+ * from the right (a loop, so a long chain needs no deep recursion) */
 static int
 parse_imp(struct parser *p, struct mln_node **out)
 {
-	struct mln_node *l = NULL, *r = NULL;
+	VEC(struct mln_node *) v = { 0 };
+	struct mln_node *x = NULL, *r;
 	int rc;
 
-	if ((rc = parse_or(p, &l)))
-		return rc;
-	if (peek(p)->t == T_IMP) {
-		next(p);
-		if ((rc = parse_imp(p, &r))) {
-			mln_node_free(l);
-			return rc;
+	for (;;) {
+		if ((rc = parse_or(p, &x)))
+			goto fail;
+		if (VEC_PUSH(v, x) < 0) {
+			mln_node_free(x);
+			rc = err_oom(p->e);
+			goto fail;
 		}
-		if (!(l = node_new(MLN_IMPLIES, l, r)))
-			return err_oom(p->e);
+		if (peek(p)->t != T_IMP)
+			break;
+		next(p);
 	}
-	*out = l;
+	r = v.v[--v.n];
+	while (v.n > 0) {
+		if (!(r = node_new(MLN_IMPLIES, v.v[--v.n], r))) {
+			rc = err_oom(p->e);
+			goto fail;
+		}
+	}
+	free(v.v);
+	*out = r;
 	return 0;
+fail:
+	while (v.n > 0)
+		mln_node_free(v.v[--v.n]);
+	free(v.v);
+	return rc;
 }
 
 static int
@@ -641,15 +695,65 @@ formula_clear(struct parser *p)
 	p->vartypes.n = 0;
 }
 
-static double
-parse_number(const struct token *t)
+/* The value of a number token, read whole however long; -1 on out of
+ * memory. */
+static int
+parse_number(const struct token *t, double *v)
 {
-	char buf[64];
-	int n = t->len < 63 ? t->len : 63;
+	char *s = xstrndup(t->s, (size_t)t->len);
 
-	memcpy(buf, t->s, (size_t)n);
-	buf[n] = '\0';
-	return strtod(buf, NULL);
+	if (!s)
+		return -1;
+	*v = strtod(s, NULL);
+	free(s);
+	return 0;
+}
+
+/* If n (negated when neg) is a chain of op (MLN_OR or MLN_AND) over
+ * literals, the number of its literals; otherwise -1. */
+static int
+flat_lits(const struct mln_node *n, int neg, enum mln_kind op)
+{
+	enum mln_kind k = n->kind;
+	int a, b;
+
+	if (k == MLN_ATOM || k == MLN_EQ)
+		return 1;
+	if (k == MLN_NOT)
+		return flat_lits(n->a, !neg, op);
+	if (k == MLN_AND || k == MLN_OR) {
+		if ((k == op) == neg)
+			return -1;
+		a = flat_lits(n->a, neg, op);
+		b = flat_lits(n->b, neg, op);
+		return a < 0 || b < 0 ? -1 : a + b;
+	}
+	if (k == MLN_IMPLIES) {
+		/* a => b is !a v b */
+		if ((op == MLN_OR) == neg)
+			return -1;
+		a = flat_lits(n->a, !neg, op);
+		b = flat_lits(n->b, neg, op);
+		return a < 0 || b < 0 ? -1 : a + b;
+	}
+	return -1;
+}
+
+/* The formula becomes one clause of its literals (mln_to_clauses): a
+ * disjunction, or a soft conjunction (negated); the engine takes at most
+ * MLN_MAX_CLAUSE_LITS of them. */
+static int
+check_clause_size(struct parser *p, const struct mln_formula *f,
+    const struct token *at)
+{
+	int n = flat_lits(f->root, 0, MLN_OR);
+
+	if (n < 0 && !f->hard)
+		n = flat_lits(f->root, 0, MLN_AND);
+	if (n > MLN_MAX_CLAUSE_LITS && (f->hard || f->weight != 0))
+		return perr(p, at, "a clause of %d literals; the lifted "
+		    "methods handle at most %d", n, MLN_MAX_CLAUSE_LITS);
+	return 0;
 }
 
 static int
@@ -662,8 +766,11 @@ parse_formula_stmt(struct parser *p)
 	size_t i;
 
 	f.line = first->line;
+	p->depth = 0;
+	p->nlits = 0;
 	if (first->t == T_NUM) {
-		f.weight = parse_number(first);
+		if (parse_number(first, &f.weight) < 0)
+			return err_oom(p->e);
 		if (!isfinite(f.weight))
 			return perr(p, first, "weight is not a finite number");
 		next(p);
@@ -691,6 +798,9 @@ parse_formula_stmt(struct parser *p)
 		rc = unexpected(p, t, "an operator or the end of the formula");
 		goto fail;
 	}
+	f.root = root;
+	if ((rc = check_clause_size(p, &f, first)))
+		goto fail;
 	bound = xcalloc(p->vars.n, sizeof *bound);
 	used = xcalloc(p->vars.n, sizeof *used);
 	if (!bound || !used) {
@@ -863,6 +973,11 @@ parse_decl(struct parser *p, int closed)
 		if (t->len > 1 && t->s[t->len - 1] == '!') {
 			rc = perr(p, t, "'!' on a declaration argument is not "
 			    "supported");
+			goto fail;
+		}
+		if (ty.n == MLN_MAX_ARITY) {
+			rc = perr(p, t, "%.*s has more than %d arguments",
+			    name->len, name->s, MLN_MAX_ARITY);
 			goto fail;
 		}
 		if ((k = type_get(p->m, t->s, t->len)) < 0 || VEC_PUSH(ty, k) < 0) {

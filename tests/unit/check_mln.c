@@ -279,6 +279,83 @@ START_TEST(test_parse_oom)
 }
 END_TEST
 
+/* Text of n repetitions of s between head and tail; caller frees. */
+static char *
+repeat(const char *head, const char *s, int n, const char *tail)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_puts(&b, head);
+	for (int i = 0; i < n; i++)
+		buf_puts(&b, s);
+	buf_puts(&b, tail);
+	ck_assert(!b.oom);
+	return buf_take(&b);
+}
+
+START_TEST(test_limits)
+{
+	/* hostile nesting and chains are refused, never a crash */
+	static const struct {
+		const char *head, *s, *tail, *want;
+		int n;
+	} c[] = {
+		{ "t = {A}\nP(t)\n1 ", "(", "P(x)", "t.mln:3:1003: formula nested "
+		    "deeper than 1000 levels", 200000 },
+		{ "t = {A}\nP(t)\n1 ", "!", "P(x)", "t.mln:3:1003: formula "
+		    "nested deeper than 1000", 200000 },
+		{ "t = {A}\nP(t)\n1 ", "EXIST y ", "P(y)", "t.mln:3:8003: "
+		    "formula nested deeper", 200000 },
+		{ "t = {A}\nP(t)\n1 P(x)", " v P(x)", "\n", "t.mln:3:", 200000 },
+		{ "t = {A}\nP(t)\n1 P(x)", " => P(x)", "\n", "more than 4096 "
+		    "literals", 200000 },
+		{ "t = {A}\nP(t)\n1 P(x)", " v P(x)", "\n", "t.mln:3:1: a clause "
+		    "of 65 literals; the lifted methods handle at most 64", 64 },
+		{ "t = {A}\nP(t)\nP(x)", " v P(x)", ".\n", "a clause of 65", 64 },
+		{ "t = {A}\nP(t)\n-1 P(x)", " ^ !P(x)", "\n", "a clause of 65", 64 },
+		{ "t = {A}\nP(t)\n1 P(x) => !(P(x)", " ^ P(x)", ")\n",
+		    "a clause of 66", 64 },
+		{ "t = {A}\nP(t", ",t", ")\n", "t.mln:2:131: P has more than 64 "
+		    "arguments", 64 },
+	};
+
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		char *text = repeat(c[i].head, c[i].s, c[i].n, c[i].tail);
+		parse_bad(text, c[i].want);
+		free(text);
+	}
+	/* at the limits, and where the clauses stay small, they parse */
+	char *ok[] = {
+		repeat("t = {A}\nP(t)\n1 P(x)", " v P(x)", 63, "\n"),
+		repeat("t = {A}\nP(t)\nP(x)", " ^ P(x)", 100, ".\n"),
+		repeat("t = {A}\nP(t)\n0 P(x)", " v P(x)", 100, "\n"),
+		repeat("t = {A}\nP(t)\n1 (P(x) v P(x)) ^ (P(x)", " v P(x)", 40,
+		    ")\n"),
+		repeat("t = {A}\nP(t", ",t", 63, ")\n"),
+	};
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		mln_free(parse_ok(ok[i]));
+		free(ok[i]);
+	}
+	/* a UTF-8 byte-order mark is skipped; a NUL byte is named */
+	mln_free(parse_ok("\xef\xbb\xbft = {A}\nP(t)\n1 P(x)\n"));
+	{
+		struct mln_model *m0 = NULL;
+		struct err e = { 0 };
+		ck_assert_int_eq(mln_parse("t = {A}\nP(\0t)\n", 13, "t.mln",
+		    &m0, &e), SQLIFT_EINPUT);
+		ck_assert_str_eq(e.msg, "t.mln:2:3: NUL byte (not a text file?)");
+	}
+	/* a number is read whole, however long */
+	char *num = repeat("t = {A}\nP(t)\n12.5e", "0", 67, "1 P(x)\n");
+	struct mln_model *m = parse_ok(num);
+	ck_assert(m->formulas.v[0].weight == 125);
+	mln_free(m);
+	free(num);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -290,6 +367,7 @@ main(void)
 		test_clauses_keep_log_z,
 		test_clauses_exist,
 		test_parse_oom,
+		test_limits,
 	};
 
 	return tu_main("mln", 0, tests, sizeof tests / sizeof *tests);
