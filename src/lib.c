@@ -175,9 +175,11 @@ infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 		store_rollback(db->s);
 		return rc;
 	}
-	if (tmp && rename(tmp, o->result_path) != 0)
+	if (tmp && rename(tmp, o->result_path) != 0) {
 		rc = err_set(&db->e, SQLIFT_EINPUT, "%s: cannot write result file",
 		    o->result_path);
+		remove(tmp);
+	}
 	free(tmp);
 	return rc;
 }
