@@ -106,6 +106,19 @@ pred_prepare(struct store *s, size_t i, struct err *e)
 	return rc;
 }
 
+/* The stored evidence table name t as an SQL identifier in double quotes,
+ * with its quotes doubled: the names come from the file, which anyone may
+ * have crafted, and go into SQL text.  NULL if out of memory. */
+static char *
+table_ident(const char *t)
+{
+	char *q = sqlite3_mprintf("\"%w\"", t ? t : ""), *r;
+
+	r = q ? xstrdup(q) : NULL;
+	sqlite3_free(q);
+	return r;
+}
+
 /* Loads predicates, types, constants and domain membership. */
 int
 model_cache_load(struct store *s, struct err *e)
@@ -140,7 +153,7 @@ model_cache_load(struct store *s, struct err *e)
 		p.name = xstrdup((const char *)sqlite3_column_text(st, 1));
 		p.arity = sqlite3_column_int(st, 2);
 		p.closed = sqlite3_column_int(st, 3);
-		p.table = xstrdup((const char *)sqlite3_column_text(st, 4));
+		p.table = table_ident((const char *)sqlite3_column_text(st, 4));
 		p.types = xcalloc((size_t)p.arity, sizeof *p.types);
 		if (!p.name || !p.table || !p.types || VEC_PUSH(s->preds, p) < 0) {
 			free(p.name), free(p.table), free(p.types);
@@ -374,7 +387,7 @@ pred_put(struct store *s, const struct mln_model *m,
 	sqlite3_finalize(st);
 	if (kept)
 		return 0;
-	buf_printf(ddl, "CREATE TABLE %s (", table);
+	buf_printf(ddl, "CREATE TABLE \"%s\" (", table);
 	for (int i = 0; i < mp->arity; i++)
 		buf_printf(ddl, "a%d INTEGER NOT NULL, ", i);
 	buf_puts(ddl, "truth INTEGER NOT NULL CHECK (truth IN (0, 1)), "
