@@ -188,5 +188,12 @@ int store_cube_view(struct store *s, struct err *e) WUR;
 int store_pred_count(struct store *s, int pred, int64_t *n, struct err *e) WUR;
 /* Starts a read transaction and loads the caches (for info). */
 int store_begin_read(struct store *s, struct err *e) WUR;
+/* Whether the file and its folder (where the journal goes) can be
+ * written. */
+int store_writable(struct store *s);
+/* A read transaction in which cubes and blocks are built into temp tables
+ * that shadow main's and go with the rollback: main is never written
+ * (an older schema is migrated only inside the transaction). */
+int store_begin_shadow(struct store *s, struct err *e) WUR;
 
 #endif
