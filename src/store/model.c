@@ -106,14 +106,22 @@ pred_prepare(struct store *s, size_t i, struct err *e)
 	return rc;
 }
 
-/* The stored evidence table name t as an SQL identifier in double quotes,
- * with its quotes doubled: the names come from the file, which anyone may
- * have crafted, and go into SQL text.  NULL if out of memory. */
+/* The stored evidence table name t as an SQL identifier: the names come
+ * from the file, which anyone may have crafted, and go into SQL text, so
+ * any but a plain word (ev_<id>, as sqlift names them, which keeps the
+ * schema's text as it was) goes in double quotes, its quotes doubled.
+ * NULL if out of memory. */
 static char *
 table_ident(const char *t)
 {
-	char *q = sqlite3_mprintf("\"%w\"", t ? t : ""), *r;
+	size_t n = strspn(t ? t : "", "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	char *q, *r;
 
+	if (t && *t && !t[n] && !(*t >= '0' && *t <= '9') &&
+	    !sqlite3_keyword_check(t, (int)n))
+		return xstrdup(t);
+	q = sqlite3_mprintf("\"%w\"", t ? t : "");
 	r = q ? xstrdup(q) : NULL;
 	sqlite3_free(q);
 	return r;
@@ -387,7 +395,7 @@ pred_put(struct store *s, const struct mln_model *m,
 	sqlite3_finalize(st);
 	if (kept)
 		return 0;
-	buf_printf(ddl, "CREATE TABLE \"%s\" (", table);
+	buf_printf(ddl, "CREATE TABLE %s (", table);
 	for (int i = 0; i < mp->arity; i++)
 		buf_printf(ddl, "a%d INTEGER NOT NULL, ", i);
 	buf_puts(ddl, "truth INTEGER NOT NULL CHECK (truth IN (0, 1)), "

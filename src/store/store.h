@@ -47,7 +47,7 @@ struct store_pred {
 	int arity;
 	int closed;
 	int64_t *types;        /* arity type ids */
-	char *table;           /* its evidence table, "ev_<id>", quoted */
+	char *table;           /* its evidence table, ev_<id>, quoted if need be */
 };
 int store_npreds(const struct store *s);
 const struct store_pred *store_pred_at(const struct store *s, int i);
