@@ -218,8 +218,8 @@ png_whole(const char *tmp)
 	return ok;
 }
 
-/* Copies the file tmp to out, which is not a regular file (a device or a
- * pipe), checking every write and the close.  Returns 0 or errno. */
+/* Copies the file tmp to out, a device, a pipe or a link, checking every
+ * write and the close.  Returns 0 or errno. */
 static int
 copy_to(const char *tmp, const char *out)
 {
@@ -250,8 +250,8 @@ copy_to(const char *tmp, const char *out)
 
 /* Draws into a new temporary beside out and renames it over out, so that
  * a failure leaves no partial PNG behind, as infer does with its result
- * file.  A device or a pipe as out gets the temporary's bytes copied in
- * instead, the temporary living in TMPDIR. */
+ * file.  A device, a pipe or a link as out gets the temporary's bytes
+ * copied in instead, the temporary living in TMPDIR. */
 static int
 plot(const char *out, long long run, const struct sqlift_trace_point *pts,
     size_t n)
@@ -261,8 +261,11 @@ plot(const char *out, long long run, const struct sqlift_trace_point *pts,
 	struct stat st;
 	int code, err, special, cut;
 
-	special = stat(out, &st) == 0 && !S_ISREG(st.st_mode);
-	if (special && S_ISDIR(st.st_mode)) {
+	/* a device, a pipe or a link (/dev/stdout) is written through, not
+	 * renamed over */
+	special = (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) ||
+	    (lstat(out, &st) == 0 && S_ISLNK(st.st_mode));
+	if (special && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
 		snprintf(msg, sizeof msg, "%s: is a directory, not a PNG file", out);
 		return cli_fail(SQLIFT_EINPUT, msg);
 	}

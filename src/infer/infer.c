@@ -713,13 +713,23 @@ result_check(const char *out, struct err *e)
 
 /* Creates a new temporary beside the result file out, *tmp its name, for
  * sqlift_infer to rename over out.  O_EXCL: a link planted under that name
- * makes the open fail instead of writing where the link points. */
+ * makes the open fail instead of writing where the link points.  A device,
+ * a pipe or a link named as out (/dev/stdout) is written through directly,
+ * *tmp NULL: renaming over it would replace it. */
 static int
 result_open(const char *out, char **tmp, FILE **f, struct err *e)
 {
+	struct stat st;
 	struct buf b;
 	int fd = -1, tries, err = 0;
 
+	if ((lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) ||
+	    (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
+		if (!(*f = fopen(out, "w")))
+			return err_set(e, SQLIFT_EINPUT, "%s: cannot write result "
+			    "file: %s", out, strerror(errno));
+		return 0;
+	}
 	for (tries = 0; fd < 0 && tries < 100; tries++) {
 		buf_init(&b);
 		buf_printf(&b, "%s.%ld.%d.tmp", out, (long)getpid(), tries);
@@ -744,11 +754,12 @@ result_open(const char *out, char **tmp, FILE **f, struct err *e)
 	return 0;
 }
 
-/* Flushes, syncs and closes the result temporary *f. */
+/* Flushes and closes the result file *f, syncing a temporary (tmp). */
 static int
-result_close(const char *out, FILE **f, struct err *e)
+result_close(const char *out, int tmp, FILE **f, struct err *e)
 {
-	int bad = fflush(*f) != 0 || ferror(*f) || fsync(fileno(*f)) != 0;
+	int bad = fflush(*f) != 0 || ferror(*f) ||
+	    (tmp && fsync(fileno(*f)) != 0);
 
 	bad |= fclose(*f) != 0;
 	*f = NULL;
@@ -855,7 +866,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		if (res)
 			fprintf(res, "%s %.9g\n", q->atom, q->p);
 	}
-	if (res && (rc = result_close(o->result_path, &res, e)))
+	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
+	    &res, e)))
 		goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
