@@ -21,6 +21,25 @@ BEGIN IMMEDIATE;
 -- name: begin_read
 BEGIN;
 
+-- name: cubes_shadow
+-- temp tables of the same name as main's, which SQLite looks up first:
+-- the cubes of a database that must not or cannot be written go there
+-- and vanish with the transaction
+CREATE TEMP TABLE blocks (
+  type_id  INTEGER NOT NULL,
+  block    INTEGER NOT NULL,
+  const_id INTEGER NOT NULL,
+  PRIMARY KEY (type_id, const_id)
+) WITHOUT ROWID;
+CREATE TEMP TABLE cubes (
+  cube_id INTEGER PRIMARY KEY,
+  pred_id INTEGER NOT NULL,
+  truth   INTEGER,
+  atoms   INTEGER NOT NULL,
+  negated INTEGER NOT NULL DEFAULT 0,
+  sides   TEXT NOT NULL
+);
+
 -- name: commit
 COMMIT;
 

@@ -175,9 +175,11 @@ infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 		store_rollback(db->s);
 		return rc;
 	}
-	if (tmp && rename(tmp, o->result_path) != 0)
+	if (tmp && rename(tmp, o->result_path) != 0) {
 		rc = err_set(&db->e, SQLIFT_EINPUT, "%s: cannot write result file",
 		    o->result_path);
+		remove(tmp);
+	}
 	free(tmp);
 	return rc;
 }
@@ -248,10 +250,24 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 }
 
 int
+sqlift_readonly(sqlift *db)
+{
+	return !store_writable(db->s);
+}
+
+int
 sqlift_cubes(sqlift *db, FILE *out)
 {
 	int rc;
 
+	if (!store_writable(db->s)) {
+		/* computed into temp tables and printed, main untouched */
+		rc = store_begin_shadow(db->s, &db->e);
+		if (!rc)
+			rc = cube_build_all(db->s, out, &db->e);
+		store_rollback(db->s);
+		return rc;
+	}
 	if ((rc = store_begin(db->s, &db->e)) ||
 	    (rc = cube_build_all(db->s, out, &db->e)) ||
 	    (rc = store_commit(db->s, &db->e))) {
@@ -265,11 +281,13 @@ int
 sqlift_explain(sqlift *db, const struct sqlift_infer_opts *o, int normal,
     FILE *out)
 {
-	int rc = store_begin(db->s, &db->e);
+	/* cubes and blocks go to temp tables: main is never written, and
+	 * may be read-only */
+	int rc = store_begin_shadow(db->s, &db->e);
 
 	if (!rc)
 		rc = infer_explain(db->s, o, normal, out, &db->e);
-	store_rollback(db->s);  /* explaining changes nothing */
+	store_rollback(db->s);
 	return rc;
 }
 

@@ -123,8 +123,14 @@ SQLIFT_WUR int sqlift_run_job_opts(const char *ini_path,
     const sqlift_infer_opts *base, sqlift **db_out, int64_t *run_id);
 
 /* Rebuilds the hypercubes of the evidence and the domain blocks, in one
- * transaction; prints per predicate atoms, cubes and compression. */
+ * transaction; prints per predicate atoms, cubes and compression.  A
+ * database that cannot be written (sqlift_readonly) gets them computed
+ * and printed, not stored. */
 SQLIFT_WUR int sqlift_cubes(sqlift *db, FILE *out);
+
+/* 1 if the database file or its folder (where SQLite puts its journal)
+ * cannot be written, else 0. */
+int sqlift_readonly(sqlift *db);
 
 /* Prints the constrained theory (blocks, clauses with constraints, the
  * evidence constant) that lifted inference would work on; changes

@@ -119,7 +119,7 @@ gnuplot_run(const char *tmp, const char *out, long long run,
 {
 	char cmd[64], buf[4096], msg[512], why[256] = "";
 	void (*sigpipe)(int);
-	int fd[2], status;
+	int fd[2], status, sent;
 	size_t got = 0;
 	ssize_t k;
 	FILE *f;
@@ -140,6 +140,7 @@ gnuplot_run(const char *tmp, const char *out, long long run,
 		return cli_fail(SQLIFT_EINTERNAL, "cannot start gnuplot");
 	}
 	write_script(f, tmp, run, pts, n);
+	sent = fflush(f) == 0 && !ferror(f);
 	status = pclose(f);
 	signal(SIGPIPE, sigpipe);
 	while ((k = read(fd[0], buf + got, sizeof buf - 1 - got)) != 0) {
@@ -156,8 +157,13 @@ gnuplot_run(const char *tmp, const char *out, long long run,
 	}
 	close(fd[0]);
 	buf[got] = 0;
-	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
+	if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (sent)
+			return 0;
+		snprintf(msg, sizeof msg, "gnuplot stopped reading its script "
+		    "for %s", out);
+		return cli_fail(SQLIFT_EINPUT, msg);
+	}
 	/* the last line with more than blanks and gnuplot's caret */
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
 		if (strspn(line, " \t^") < strlen(line))
@@ -170,29 +176,126 @@ gnuplot_run(const char *tmp, const char *out, long long run,
 	return cli_fail(SQLIFT_EINPUT, msg);
 }
 
-/* Draws to out.tmp and renames it, so that a failure leaves no partial
- * PNG behind, as infer does with its result file. */
+/* Creates an empty file named after base for gnuplot to draw into, with
+ * O_EXCL so that a link planted under that name is never followed; its
+ * name goes to tmp.  Returns 0 or errno. */
+static int
+tmp_create(const char *base, char *tmp, size_t len)
+{
+	int fd = -1, err = EEXIST;
+
+	for (int i = 0; fd < 0 && err == EEXIST && i < 100; i++) {
+		if ((size_t)snprintf(tmp, len, "%s.%ld.%d.tmp", base,
+		    (long)getpid(), i) >= len)
+			return ENAMETOOLONG;
+		if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+		    0666)) < 0)
+			err = errno;
+	}
+	if (fd < 0)
+		return err;
+	close(fd);
+	return 0;
+}
+
+/* Whether the file tmp holds a whole PNG: gnuplot exits 0 even when the
+ * disk fills up under it, leaving the file empty or cut short, and a PNG
+ * ends with its IEND chunk. */
+static int
+png_whole(const char *tmp)
+{
+	static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D',
+	    0xae, 0x42, 0x60, 0x82 };
+	unsigned char end[12];
+	FILE *f = fopen(tmp, "rb");
+	int ok;
+
+	if (!f)
+		return 0;
+	ok = fseek(f, -12, SEEK_END) == 0 && fread(end, 1, 12, f) == 12 &&
+	    !memcmp(end, iend, 12);
+	fclose(f);
+	return ok;
+}
+
+/* Copies the file tmp to out, a device, a pipe or a link, checking every
+ * write and the close.  Returns 0 or errno. */
+static int
+copy_to(const char *tmp, const char *out)
+{
+	char buf[8192];
+	FILE *in = fopen(tmp, "rb"), *to;
+	size_t k;
+	int err = 0;
+
+	if (!in)
+		return errno;
+	if (!(to = fopen(out, "wb"))) {
+		err = errno;
+		fclose(in);
+		return err;
+	}
+	while (!err && (k = fread(buf, 1, sizeof buf, in)) > 0)
+		if (fwrite(buf, 1, k, to) != k)
+			err = errno ? errno : EIO;
+	if (!err && ferror(in))
+		err = EIO;
+	if (fflush(to) != 0 && !err)
+		err = errno;
+	if (fclose(to) != 0 && !err)
+		err = errno;
+	fclose(in);
+	return err;
+}
+
+/* Draws into a new temporary beside out and renames it over out, so that
+ * a failure leaves no partial PNG behind, as infer does with its result
+ * file.  A device, a pipe or a link as out gets the temporary's bytes
+ * copied in instead, the temporary living in TMPDIR. */
 static int
 plot(const char *out, long long run, const struct sqlift_trace_point *pts,
     size_t n)
 {
-	char tmp[4096], msg[512];
-	int code;
+	char tmp[4096], msg[512], base[4096];
+	const char *dir;
+	struct stat st;
+	int code, err, special, cut;
 
-	if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", out) >= sizeof tmp)
+	/* a device, a pipe or a link (/dev/stdout) is written through, not
+	 * renamed over */
+	special = (stat(out, &st) == 0 && !S_ISREG(st.st_mode)) ||
+	    (lstat(out, &st) == 0 && S_ISLNK(st.st_mode));
+	if (special && stat(out, &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(msg, sizeof msg, "%s: is a directory, not a PNG file", out);
+		return cli_fail(SQLIFT_EINPUT, msg);
+	}
+	dir = getenv("TMPDIR");
+	if ((size_t)snprintf(base, sizeof base, "%s", out) >= sizeof base ||
+	    (special && (size_t)snprintf(base, sizeof base, "%s/sqlift-plot",
+	    dir && *dir ? dir : "/tmp") >= sizeof base))
 		return cli_usage(&cmd_plot, "-o: file name too long");
-	code = gnuplot_run(tmp, out, run, pts, n);
-	if (code) {
+	if ((err = tmp_create(base, tmp, sizeof tmp))) {
+		snprintf(msg, sizeof msg, "%s: cannot write plot: %s", out,
+		    strerror(err));
+		return cli_fail(SQLIFT_EINPUT, msg);
+	}
+	if ((code = gnuplot_run(tmp, out, run, pts, n))) {
 		remove(tmp);
 		return code;
 	}
-	if (rename(tmp, out) != 0) {
+	if (!(cut = !png_whole(tmp)) && special)
+		err = copy_to(tmp, out);
+	else if (!cut && rename(tmp, out) != 0)
+		err = errno;
+	if (cut || err || special)
 		remove(tmp);
+	if (cut)
+		snprintf(msg, sizeof msg, "%s: cannot write plot: gnuplot left an "
+		    "empty or cut short PNG (disk full?)", out);
+	else if (err)
 		snprintf(msg, sizeof msg, "%s: cannot write plot: %s", out,
-		    strerror(errno));
-		return cli_fail(SQLIFT_EINPUT, msg);
-	}
-	return EXIT_OK;
+		    strerror(err));
+	return cut || err ? cli_fail(SQLIFT_EINPUT, msg) : EXIT_OK;
 }
 
 static int

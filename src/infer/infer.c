@@ -3,9 +3,15 @@
  * is queried or named by --ow; --cw closes a predicate; all others are
  * open.  Every ground atom of a query gets a marginal, evidence atoms
  * included (1 or 0), unlike Tuffy, which leaves atoms out. */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "evidence/blocks.h"
 #include "evidence/cube.h"
@@ -693,6 +699,74 @@ log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
 	}
 }
 
+/* Fails unless the result file out can be replaced: a directory cannot. */
+static int
+result_check(const char *out, struct err *e)
+{
+	struct stat st;
+
+	if (out && stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return err_set(e, SQLIFT_EINPUT, "%s: is a directory, not a "
+		    "result file", out);
+	return 0;
+}
+
+/* Creates a new temporary beside the result file out, *tmp its name, for
+ * sqlift_infer to rename over out.  O_EXCL: a link planted under that name
+ * makes the open fail instead of writing where the link points.  A device,
+ * a pipe or a link named as out (/dev/stdout) is written through directly,
+ * *tmp NULL: renaming over it would replace it. */
+static int
+result_open(const char *out, char **tmp, FILE **f, struct err *e)
+{
+	struct stat st;
+	struct buf b;
+	int fd = -1, tries, err = 0;
+
+	if ((lstat(out, &st) == 0 && S_ISLNK(st.st_mode)) ||
+	    (stat(out, &st) == 0 && !S_ISREG(st.st_mode))) {
+		if (!(*f = fopen(out, "w")))
+			return err_set(e, SQLIFT_EINPUT, "%s: cannot write result "
+			    "file: %s", out, strerror(errno));
+		return 0;
+	}
+	for (tries = 0; fd < 0 && tries < 100; tries++) {
+		buf_init(&b);
+		buf_printf(&b, "%s.%ld.%d.tmp", out, (long)getpid(), tries);
+		if (!(*tmp = buf_take(&b)))
+			return err_oom(e);
+		if ((fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
+		    0666)) < 0) {
+			err = errno;
+			free(*tmp);
+			*tmp = NULL;
+			if (err != EEXIST)
+				break;
+		}
+	}
+	if (fd < 0)
+		return err_set(e, SQLIFT_EINPUT, "%s: cannot write result file: "
+		    "%s", out, strerror(err));
+	if (!(*f = fdopen(fd, "w"))) {
+		close(fd);
+		return err_oom(e);  /* *tmp is removed by the caller */
+	}
+	return 0;
+}
+
+/* Flushes and closes the result file *f, syncing a temporary (tmp). */
+static int
+result_close(const char *out, int tmp, FILE **f, struct err *e)
+{
+	int bad = fflush(*f) != 0 || ferror(*f) ||
+	    (tmp && fsync(fileno(*f)) != 0);
+
+	bad |= fclose(*f) != 0;
+	*f = NULL;
+	return bad ? err_set(e, SQLIFT_EINPUT, "%s: cannot write result file",
+	    out) : 0;
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct err *e)
@@ -717,7 +791,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	buf_init(&qtext);
 	buf_init(&stats);
 	smap_init(&gr.ids);
-	if ((rc = opts_check(o, e)))
+	if ((rc = opts_check(o, e)) || (rc = result_check(o->result_path, e)))
 		goto done;
 	exact = o->method && !strcmp(o->method, "exact");
 	lis = o->method && !strcmp(o->method, "lis") ? 1 :
@@ -781,20 +855,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		if ((rc = store_trace_add(s, *run_id, lr.trace[k].samples,
 		    lr.trace[k].log_z, lr.trace[k].stderr_lz, lr.trace[k].ess, e)))
 			goto done;
-	if (o->result_path) {
-		struct buf b;
-		buf_init(&b);
-		buf_printf(&b, "%s.tmp", o->result_path);
-		if (!(*result_tmp = buf_take(&b))) {
-			rc = err_oom(e);
-			goto done;
-		}
-		if (!(res = fopen(*result_tmp, "w"))) {
-			rc = err_set(e, SQLIFT_EINPUT, "%s: cannot write result file",
-			    o->result_path);
-			goto done;
-		}
-	}
+	if (o->result_path &&
+	    (rc = result_open(o->result_path, result_tmp, &res, e)))
+		goto done;
 	for (size_t k = 0; k < rows.n; k++) {
 		const struct qrow *q = &rows.v[k];
 		if ((rc = store_marginal_add(s, *run_id, r.m->preds.v[q->pred].name,
@@ -803,11 +866,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		if (res)
 			fprintf(res, "%s %.9g\n", q->atom, q->p);
 	}
-	if (res && (fclose(res) != 0 ? (res = NULL, 1) : (res = NULL, 0))) {
-		rc = err_set(e, SQLIFT_EINPUT, "%s: cannot write result file",
-		    o->result_path);
+	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
+	    &res, e)))
 		goto done;
-	}
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);

@@ -274,6 +274,8 @@ store_cube_view(struct store *s, struct err *e)
 	struct buf b;
 	int rc;
 
+	if (s->shadow)
+		return 0;  /* the view is main's, and main is not written */
 	buf_init(&b);
 	buf_puts(&b, "DROP VIEW IF EXISTS cube_atoms;\n"
 	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS\n");

@@ -200,6 +200,52 @@ store_begin_read(struct store *s, struct err *e)
 }
 
 int
+store_writable(struct store *s)
+{
+	const char *f = sqlite3_db_filename(s->db, "main");
+	char dir[4096];
+	const char *slash;
+	size_t n;
+
+	if (sqlite3_db_readonly(s->db, "main") != 0)
+		return 0;
+	if (!f || !*f)
+		return 1;  /* in memory */
+	/* the journal is created beside the file */
+	if (!(slash = strrchr(f, '/')))
+		return access(f, W_OK) == 0 && access(".", W_OK) == 0;
+	n = slash == f ? 1 : (size_t)(slash - f);
+	if (n >= sizeof dir)
+		return 0;
+	memcpy(dir, f, n);
+	dir[n] = 0;
+	return access(f, W_OK) == 0 && access(dir, W_OK) == 0;
+}
+
+int
+store_begin_shadow(struct store *s, struct err *e)
+{
+	int64_t ver = 0;
+	int rc;
+
+	if ((rc = tx_begin(s, sql_begin_read, &ver, e)))
+		return rc;
+	if (ver == 0)
+		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
+		    "yet", s->path);
+	if (ver < STORE_SCHEMA_VERSION && store_writable(s)) {
+		/* an older schema, migrated in a transaction rolled back */
+		store_rollback(s);
+		rc = store_begin(s, e);
+	} else
+		rc = model_cache_load(s, e);
+	if (rc || (rc = db_exec(s, sql_cubes_shadow, e)))
+		return rc;
+	s->shadow = 1;
+	return 0;
+}
+
+int
 store_commit(struct store *s, struct err *e)
 {
 	if (sqlite3_exec(s->db, sql_commit, NULL, NULL, NULL) != SQLITE_OK)
@@ -215,6 +261,7 @@ store_rollback(struct store *s)
 	if (s->in_tx)
 		sqlite3_exec(s->db, sql_rollback, NULL, NULL, NULL);
 	s->in_tx = 0;
+	s->shadow = 0;
 	model_cache_free(s);
 }
 

@@ -106,6 +106,27 @@ pred_prepare(struct store *s, size_t i, struct err *e)
 	return rc;
 }
 
+/* The stored evidence table name t as an SQL identifier: the names come
+ * from the file, which anyone may have crafted, and go into SQL text, so
+ * any but a plain word (ev_<id>, as sqlift names them, which keeps the
+ * schema's text as it was) goes in double quotes, its quotes doubled.
+ * NULL if out of memory. */
+static char *
+table_ident(const char *t)
+{
+	size_t n = strspn(t ? t : "", "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	char *q, *r;
+
+	if (t && *t && !t[n] && !(*t >= '0' && *t <= '9') &&
+	    !sqlite3_keyword_check(t, (int)n))
+		return xstrdup(t);
+	q = sqlite3_mprintf("\"%w\"", t ? t : "");
+	r = q ? xstrdup(q) : NULL;
+	sqlite3_free(q);
+	return r;
+}
+
 /* Loads predicates, types, constants and domain membership. */
 int
 model_cache_load(struct store *s, struct err *e)
@@ -140,7 +161,7 @@ model_cache_load(struct store *s, struct err *e)
 		p.name = xstrdup((const char *)sqlite3_column_text(st, 1));
 		p.arity = sqlite3_column_int(st, 2);
 		p.closed = sqlite3_column_int(st, 3);
-		p.table = xstrdup((const char *)sqlite3_column_text(st, 4));
+		p.table = table_ident((const char *)sqlite3_column_text(st, 4));
 		p.types = xcalloc((size_t)p.arity, sizeof *p.types);
 		if (!p.name || !p.table || !p.types || VEC_PUSH(s->preds, p) < 0) {
 			free(p.name), free(p.table), free(p.types);

@@ -21,6 +21,7 @@ struct store {
 	int created;           /* we created the file */
 	int committed;         /* something was committed to it */
 	int in_tx;
+	int shadow;            /* cubes and blocks go to temp tables */
 	/* The catalogue, loaded at the start of each transaction by
 	 * model_cache_load() and freed by model_cache_free(): valid while
 	 * cache_ok.  pstmt.v[i] belongs to preds.v[i]. */

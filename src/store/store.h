@@ -47,7 +47,7 @@ struct store_pred {
 	int arity;
 	int closed;
 	int64_t *types;        /* arity type ids */
-	char *table;           /* its evidence table, ev_<id> */
+	char *table;           /* its evidence table, ev_<id>, quoted if need be */
 };
 int store_npreds(const struct store *s);
 const struct store_pred *store_pred_at(const struct store *s, int i);
@@ -188,5 +188,12 @@ int store_cube_view(struct store *s, struct err *e) WUR;
 int store_pred_count(struct store *s, int pred, int64_t *n, struct err *e) WUR;
 /* Starts a read transaction and loads the caches (for info). */
 int store_begin_read(struct store *s, struct err *e) WUR;
+/* Whether the file and its folder (where the journal goes) can be
+ * written. */
+int store_writable(struct store *s);
+/* A read transaction in which cubes and blocks are built into temp tables
+ * that shadow main's and go with the rollback: main is never written
+ * (an older schema is migrated only inside the transaction). */
+int store_begin_shadow(struct store *s, struct err *e) WUR;
 
 #endif
