@@ -17,4 +17,8 @@ INSERT INTO blocks (type_id, const_id, block)
   SELECT type_id, const_id, block FROM blocks_old;
 DROP TABLE temp.blocks_old;
 
+-- A run that fails after it started leaves a row with status 'failed'
+-- and its one-line message here (NULL for other runs).
+ALTER TABLE runs ADD COLUMN error TEXT;
+
 PRAGMA user_version = 5;

@@ -1,5 +1,6 @@
 /* lib.c: the public sqlift_* functions: each command is one transaction
- * on the store, rolled back whole on any error. */
+ * on the store, rolled back whole on any error (a failed run then leaves
+ * its runs row in a transaction of its own). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -161,18 +162,22 @@ sqlift_load(sqlift *db, const char *model_path, const char *const *ev,
 	return 0;
 }
 
+/* A failed run is rolled back whole, then its runs row is written in a
+ * short transaction of its own. */
 static int
 infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
+	struct infer_failure *failed = NULL;
 	char *tmp = NULL;
 	int rc;
 
-	if ((rc = infer_run(db->s, o, run_id, &tmp, &db->e)) ||
+	if ((rc = infer_run(db->s, o, run_id, &tmp, &failed, &db->e)) ||
 	    (rc = store_commit(db->s, &db->e))) {
 		if (tmp)
 			remove(tmp);
 		free(tmp);
 		store_rollback(db->s);
+		infer_failure_record(db->s, failed);
 		return rc;
 	}
 	if (tmp && rename(tmp, o->result_path) != 0)

@@ -219,6 +219,12 @@ store_rollback(struct store *s)
 	model_cache_free(s);
 }
 
+int
+store_is_new(const struct store *s)
+{
+	return s->created && !s->committed;
+}
+
 char *
 store_now(struct store *s)
 {

@@ -180,7 +180,7 @@ START_TEST(test_model_reload_and_replace)
 	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Bob)\n"
 	    "Friends(Anna,Bob)\n"), 0, msg), 0);
 	before = file_sum(db);
-	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);  /* same model: no-op */
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);  /* same model: no-op */
 	ck_assert_int_eq(file_sum(db), before);
 	ck_assert_int_eq(load(db, m2, NULL, 0, msg), SQLIFT_EUSAGE);
 	ck_assert_msg(strstr(msg, "--replace"), "%s", msg);
@@ -394,6 +394,7 @@ START_TEST(test_migration_from_v3)
 	    "INSERT INTO run_groups VALUES (1, 0, 'Smokes', 1, 0.25); "
 	    "INSERT INTO run_marginals VALUES (1, 'Smokes', 'Smokes(Anna)', 1, "
 	    "NULL), (1, 'Smokes', 'Smokes(Bob)', 0.25, 0); "
+	    "ALTER TABLE runs DROP COLUMN error; "
 	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h3);
 	/* reading does not migrate: a version 3 run has no trace */
@@ -405,7 +406,7 @@ START_TEST(test_migration_from_v3)
 	sqlift_close(h);
 	ck_assert_int_eq(file_sum(db), before);
 	/* the first write does, keeping the run */
-	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);
 	ck_assert_close(tu_sql_double(db, "PRAGMA user_version"),
 	    STORE_SCHEMA_VERSION, 0);
 	ck_sql_text(db, "SELECT group_concat(atom || '=' || probability || '/' || "
@@ -448,7 +449,8 @@ START_TEST(test_migration_blocks)
 	    "NULL, block INTEGER NOT NULL, const_id INTEGER NOT NULL, PRIMARY KEY "
 	    "(type_id, const_id)) WITHOUT ROWID; INSERT INTO b4 (type_id, block, "
 	    "const_id) SELECT type_id, block, const_id FROM blocks; DROP TABLE "
-	    "blocks; ALTER TABLE b4 RENAME TO blocks; PRAGMA user_version = 4",
+	    "blocks; ALTER TABLE b4 RENAME TO blocks; ALTER TABLE runs DROP "
+	    "COLUMN error; PRAGMA user_version = 4",
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h4);
 	got = sql_text(db, "PRAGMA integrity_check");
@@ -456,7 +458,7 @@ START_TEST(test_migration_blocks)
 	    got ? got : "(null)");
 	free(got);
 	/* the first write migrates, keeping the blocks */
-	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);
 	ck_sql_text(db, "PRAGMA integrity_check", "ok");
 	ck_sql_text(db, "SELECT group_concat(type_id || ':' || const_id || ':' || "
 	    "block, ' ') FROM (SELECT * FROM blocks ORDER BY 1, 2)", rows);
