@@ -752,7 +752,8 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 	    (o->job_path && !(f->job_file = xstrdup(o->job_path))))
 		goto fail;
 	f->row.method = o->method;  /* o outlives f: both end in infer_commit */
-	f->row.status = "failed";
+	f->row.status = r->e->status == SQLIFT_EINTR ? "interrupted" :
+	    "failed";
 	f->row.error = f->error;
 	f->row.parameters = f->params.s;
 	f->row.queries = f->qtext.s ? f->qtext.s : "";
@@ -798,7 +799,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis;
+	int rc, exact, lis, kept;
 	struct lis_result lr = { 0 };
 
 	*result_tmp = NULL;
@@ -840,7 +841,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	row.method = o->method;
-	row.status = "ok";
+	row.status = lr.interrupted ? "interrupted" : "ok";
 	row.parameters = params.s;
 	row.queries = qtext.s ? qtext.s : "";
 	row.job_file = o->job_path;
@@ -901,14 +902,20 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);
 	rc = 0;
+	if (lr.interrupted)
+		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
+		    "%lld samples drawn", (long long)*run_id,
+		    (long long)lr.samples);
 done:
-	/* a run that started (a model, a known method) leaves a row */
-	if (rc && fp && started)
+	/* interrupted with samples: kept; else a run that started (a model,
+	 * a known method) and failed leaves a row */
+	kept = rc == SQLIFT_EINTR && lr.interrupted;
+	if (rc && !kept && fp && started)
 		*failed = failure_new(&r, o, &fp, &started, evfp,
 		    now_seconds() - t0);
 	if (res)
 		fclose(res);
-	if (rc && *result_tmp) {
+	if (rc && !kept && *result_tmp) {
 		remove(*result_tmp);
 		free(*result_tmp);
 		*result_tmp = NULL;

@@ -15,7 +15,10 @@ struct infer_failure;
  * renamed into place after commit (caller frees), or NULL.  A run that
  * fails after it started (a model loaded, a known method) sets *failed
  * to its row, to be written by infer_failure_record once the caller has
- * rolled the transaction back; else *failed is NULL. */
+ * rolled the transaction back; else *failed is NULL.  A sampling run
+ * interrupted (lis_cancel) after its first sample is recorded whole with
+ * status 'interrupted' and returns SQLIFT_EINTR with *failed NULL: the
+ * caller commits it. */
 int infer_run(struct store *s, const struct sqlift_infer_opts *o,
     int64_t *run_id, char **result_tmp, struct infer_failure **failed,
     struct err *e) WUR;
