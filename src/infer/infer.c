@@ -741,8 +741,9 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 		return NULL;
 	buf_init(&f->params);
 	buf_init(&f->qtext);
-	f->model_fp = *fp, *fp = NULL;
-	f->started = *started, *started = NULL;
+	f->model_fp = *fp;
+	f->started = *started;
+	*fp = *started = NULL;
 	if (evfp[0])
 		memcpy(f->evfp, evfp, sizeof f->evfp);
 	else if (store_evidence_fingerprint(r->s, f->evfp, &scratch) != 0)
