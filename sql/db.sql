@@ -27,8 +27,8 @@ BEGIN;
 -- and vanish with the transaction
 CREATE TEMP TABLE blocks (
   type_id  INTEGER NOT NULL,
-  block    INTEGER NOT NULL,
   const_id INTEGER NOT NULL,
+  block    INTEGER NOT NULL,
   PRIMARY KEY (type_id, const_id)
 ) WITHOUT ROWID;
 CREATE TEMP TABLE cubes (

@@ -1,5 +1,6 @@
 /* lib.c: the public sqlift_* functions: each command is one transaction
- * on the store, rolled back whole on any error. */
+ * on the store, rolled back whole on any error (a failed run then leaves
+ * its runs row in a transaction of its own). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -11,6 +12,7 @@
 #include "infer/infer.h"
 #include "job/job.h"
 #include "mln/mln.h"
+#include "sample/lis.h"
 #include "store/store.h"
 
 struct sqlift {
@@ -161,19 +163,25 @@ sqlift_load(sqlift *db, const char *model_path, const char *const *ev,
 	return 0;
 }
 
+/* A failed run is rolled back whole, then its runs row is written in a
+ * short transaction of its own.  An interrupted one with samples is
+ * committed like a complete one, and its status returned. */
 static int
 infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
+	struct infer_failure *failed = NULL;
 	char *tmp = NULL;
-	int rc;
+	int rc, crc = 0, kept;
 
-	if ((rc = infer_run(db->s, o, run_id, &tmp, &db->e)) ||
-	    (rc = store_commit(db->s, &db->e))) {
+	rc = infer_run(db->s, o, run_id, &tmp, &failed, &db->e);
+	kept = !rc || (rc == SQLIFT_EINTR && !failed);
+	if (!kept || (crc = store_commit(db->s, &db->e))) {
 		if (tmp)
 			remove(tmp);
 		free(tmp);
 		store_rollback(db->s);
-		return rc;
+		infer_failure_record(db->s, failed);
+		return kept ? crc : rc;
 	}
 	if (tmp && rename(tmp, o->result_path) != 0) {
 		rc = err_set(&db->e, SQLIFT_EINPUT, "%s: cannot write result file",
@@ -192,6 +200,12 @@ sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 	if ((rc = store_begin(db->s, &db->e)))
 		return store_rollback(db->s), rc;
 	return infer_commit(db, o, run_id);
+}
+
+int
+sqlift_cancel(void)
+{
+	return lis_cancel();
 }
 
 int

@@ -22,7 +22,8 @@ enum sqlift_status {
 	SQLIFT_ELIMIT,    /* problem too large for the chosen method */
 	SQLIFT_EZERO,     /* hard formulas contradict the evidence: Z = 0 */
 	SQLIFT_ENOMEM,    /* out of memory */
-	SQLIFT_EINTERNAL  /* a bug: please report */
+	SQLIFT_EINTERNAL, /* a bug: please report */
+	SQLIFT_EINTR      /* stopped by sqlift_cancel() */
 };
 
 typedef struct sqlift sqlift;
@@ -108,9 +109,19 @@ const struct sqlift_infer_option *sqlift_infer_option_next(
 
 
 /* Runs inference in one transaction and records the run; *run_id gets
- * the new run's id. */
+ * the new run's id.  A run that fails once started is rolled back and
+ * then recorded with status 'failed' (runs.error: the message).  A
+ * sampling run stopped by sqlift_cancel() keeps the samples drawn so
+ * far: it is recorded with status 'interrupted', *run_id is set, and
+ * SQLIFT_EINTR is returned. */
 SQLIFT_WUR int sqlift_infer(sqlift *db, const sqlift_infer_opts *o,
     int64_t *run_id);
+
+/* Async-signal-safe, for a SIGINT or SIGTERM handler: the sampling runs
+ * of this process stop drawing at their next round.  1 if a run was
+ * drawing and is now asked to stop; 0 if none is (or a stop was already
+ * asked), and the caller decides, such as by dying of the signal. */
+int sqlift_cancel(void);
 
 /* Runs a job file (see sqlift.ini(5)): load, then infer.  Opens the
  * database the job names; *db_out is set as with sqlift_open() and must be

@@ -25,7 +25,12 @@ struct cli_cmd {
 extern const struct cli_cmd cmd_load, cmd_infer, cmd_run, cmd_info,
     cmd_cubes, cmd_explain, cmd_plot;
 
-/* Prints "sqlift: msg" and returns the exit code for status. */
+/* SIGINT and SIGTERM stop a sampling run (sqlift_cancel), which keeps
+ * its samples; outside sampling, or at a second signal, they kill as by
+ * default.  For the commands that infer. */
+void cli_signals(void);
+/* Prints "sqlift: msg" and returns the exit code for status
+ * (SQLIFT_EINTR: 128 + the signal). */
 int cli_fail(int status, const char *msg);
 int cli_usage(const struct cli_cmd *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

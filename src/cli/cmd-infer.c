@@ -113,9 +113,12 @@ run(int argc, char **argv)
 		sqlift_infer_opts_set_progress(o, show_progress, NULL);
 	sqlift_infer_opts_set_log(o, cli_log, NULL);
 	rc = sqlift_open(argv[optind], 0, &db);
+	cli_signals();
 	if (!rc)
 		rc = sqlift_infer(db, o, &run_id);
 	sqlift_infer_opts_free(o);
+	if (rc == SQLIFT_EINTR && run_id)
+		printf("run %lld\n", (long long)run_id);
 	if (rc) {
 		code = cli_fail(rc, sqlift_errmsg(db));
 		sqlift_close(db);

@@ -16,8 +16,11 @@ run(int argc, char **argv)
 	if (!(out = sqlift_infer_opts_new()))
 		return cli_fail(SQLIFT_ENOMEM, "out of memory");
 	sqlift_infer_opts_set_log(out, cli_log, NULL);
+	cli_signals();
 	rc = sqlift_run_job_opts(argv[1], out, &db, &run_id);
 	sqlift_infer_opts_free(out);
+	if (rc == SQLIFT_EINTR && run_id)
+		printf("run %lld\n", (long long)run_id);
 	if (rc) {
 		code = cli_fail(rc, sqlift_errmsg(db));
 		sqlift_close(db);

@@ -1,10 +1,38 @@
 /* main.c: dispatches `sqlift COMMAND ...` to the command table, prints
  * errors once as "sqlift: message" and maps statuses to exit codes. */
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
+
+/* The signal that stopped a sampling run, for the exit code. */
+static volatile sig_atomic_t cli_signal;
+
+static void
+on_signal(int sig)
+{
+	if (sqlift_cancel()) {
+		cli_signal = sig;
+		return;
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void
+cli_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 static const struct cli_cmd *const commands[] = {
 	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, &cmd_explain,
@@ -27,6 +55,8 @@ cli_fail(int status, const char *msg)
 		return EXIT_INPUT;
 	case SQLIFT_EDB:
 		return EXIT_DB;
+	case SQLIFT_EINTR:
+		return 128 + (cli_signal ? cli_signal : SIGINT);
 	default:
 		return EXIT_INTERNAL;
 	}

@@ -767,24 +767,118 @@ result_close(const char *out, int tmp, FILE **f, struct err *e)
 	    out) : 0;
 }
 
+/* The parameters and the queried predicates as the runs row has them. */
+static int
+run_texts(const struct run *r, const struct sqlift_infer_opts *o,
+    struct buf *params, struct buf *qtext)
+{
+	opts_params(params, o);
+	for (size_t i = 0; i < r->q.v.n; i++)
+		buf_printf(qtext, "%s%s", i ? "," : "", r->q.v.v[i].pred);
+	return params->oom || qtext->oom ? -1 : 0;
+}
+
+/* What a failed run's row holds, owned: the run's transaction is rolled
+ * back before the row is written. */
+struct infer_failure {
+	struct store_run row;
+	struct buf params, qtext;
+	char *model_fp, *started, *error, *job_file;
+	char evfp[17];
+};
+
+void
+infer_failure_free(struct infer_failure *f)
+{
+	if (!f)
+		return;
+	buf_free(&f->params);
+	buf_free(&f->qtext);
+	free(f->model_fp);
+	free(f->started);
+	free(f->error);
+	free(f->job_file);
+	free(f);
+}
+
+/* The row of run r, which failed with e's message after it started;
+ * NULL when even that cannot be had (out of memory, a database that
+ * cannot be read).  Takes fp and started. */
+static struct infer_failure *
+failure_new(const struct run *r, const struct sqlift_infer_opts *o,
+    char **fp, char **started, const char *evfp, double seconds)
+{
+	struct infer_failure *f = xcalloc(1, sizeof *f);
+	struct err scratch = { 0 };
+
+	if (!f)
+		return NULL;
+	buf_init(&f->params);
+	buf_init(&f->qtext);
+	f->model_fp = *fp;
+	f->started = *started;
+	*fp = *started = NULL;
+	if (evfp[0])
+		memcpy(f->evfp, evfp, sizeof f->evfp);
+	else if (store_evidence_fingerprint(r->s, f->evfp, &scratch) != 0)
+		goto fail;
+	if (run_texts(r, o, &f->params, &f->qtext) ||
+	    !(f->error = xstrdup(r->e->msg)) ||
+	    (o->job_path && !(f->job_file = xstrdup(o->job_path))))
+		goto fail;
+	f->row.method = o->method;  /* o outlives f: both end in infer_commit */
+	f->row.status = r->e->status == SQLIFT_EINTR ? "interrupted" :
+	    "failed";
+	f->row.error = f->error;
+	f->row.parameters = f->params.s;
+	f->row.queries = f->qtext.s ? f->qtext.s : "";
+	f->row.job_file = f->job_file;
+	f->row.model_fp = f->model_fp;
+	f->row.evidence_fp = f->evfp;
+	f->row.started_at = f->started;
+	f->row.log_z = NAN;
+	f->row.seed = o->seed;
+	f->row.unknown_atoms = f->row.query_atoms = -1;
+	f->row.seconds = seconds;
+	return f;
+fail:
+	infer_failure_free(f);
+	return NULL;
+}
+
+void
+infer_failure_record(struct store *s, struct infer_failure *f)
+{
+	struct err scratch = { 0 };
+	int64_t id;
+
+	/* a file this command created is removed rather than kept for it */
+	if (f && !store_is_new(s) && (store_begin(s, &scratch) ||
+	    store_run_add(s, &f->row, &id, &scratch) ||
+	    store_commit(s, &scratch)))
+		store_rollback(s);
+	infer_failure_free(f);
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
-    char **result_tmp, struct err *e)
+    char **result_tmp, struct infer_failure **failed, struct err *e)
 {
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *started = NULL;
 	double t0 = now_seconds(), log_z = 0;
-	char evfp[17];
+	char evfp[17] = "";
 	struct store_run row = { 0 };
 	struct buf params, qtext, stats;
 	struct qrows rows = { 0 };
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis;
+	int rc, exact, lis, kept;
 	struct lis_result lr = { 0 };
 
 	*result_tmp = NULL;
+	*failed = NULL;
 	r.s = s;
 	r.e = e;
 	buf_init(&params);
@@ -817,15 +911,12 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	if ((rc = store_evidence_fingerprint(s, evfp, e)))
 		goto done;
-	opts_params(&params, o);
-	for (size_t i = 0; i < r.q.v.n; i++)
-		buf_printf(&qtext, "%s%s", i ? "," : "", r.q.v.v[i].pred);
-	if (params.oom || qtext.oom) {
+	if (run_texts(&r, o, &params, &qtext)) {
 		rc = err_oom(e);
 		goto done;
 	}
 	row.method = o->method;
-	row.status = "ok";
+	row.status = lr.interrupted ? "interrupted" : "ok";
 	row.parameters = params.s;
 	row.queries = qtext.s ? qtext.s : "";
 	row.job_file = o->job_path;
@@ -873,10 +964,20 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);
 	rc = 0;
+	if (lr.interrupted)
+		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
+		    "%lld samples drawn", (long long)*run_id,
+		    (long long)lr.samples);
 done:
+	/* interrupted with samples: kept; else a run that started (a model,
+	 * a known method) and failed leaves a row */
+	kept = rc == SQLIFT_EINTR && lr.interrupted;
+	if (rc && !kept && fp && started)
+		*failed = failure_new(&r, o, &fp, &started, evfp,
+		    now_seconds() - t0);
 	if (res)
 		fclose(res);
-	if (rc && *result_tmp) {
+	if (rc && !kept && *result_tmp) {
 		remove(*result_tmp);
 		free(*result_tmp);
 		*result_tmp = NULL;

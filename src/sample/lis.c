@@ -49,6 +49,7 @@ struct stream {
 	int *spart;            /* per group: the part of Z holding its slot */
 	struct pacc *pa;       /* per group (path) */
 	int64_t n;
+	int cancelled;         /* stopped by lis_cancel */
 	struct eng_stats st;
 	struct err e;
 	int rc;
@@ -119,6 +120,19 @@ trace_round(int64_t r)
 
 /* The clauses the targets of a stream may hold (about 100 bytes each). */
 #define MAX_HELD 4000000
+
+/* Runs drawing in this process, and a request to stop them (lis_cancel,
+ * called from a signal handler: lock-free atomics only). */
+static atomic_int lis_drawing, lis_cancelled;
+
+int
+lis_cancel(void)
+{
+	if (atomic_load(&lis_drawing) == 0 ||
+	    atomic_exchange(&lis_cancelled, 1) != 0)
+		return 0;
+	return 1;
+}
 
 /* A stream stops after this many rounds whatever --max-seconds says. */
 #define MAX_ROUNDS ((int64_t)1 << 24)
@@ -375,6 +389,10 @@ stream_run(void *arg)
 		goto done;
 	while ((s->quota == 0 || s->n < s->quota) && s->n < MAX_ROUNDS &&
 	    !exact_all) {
+		if (atomic_load(&lis_cancelled)) {
+			s->cancelled = 1;
+			break;
+		}
 		if (atomic_load(s->stop) ||
 		    (s->deadline > 0 && s->n > 0 && now_seconds() > s->deadline))
 			break;
@@ -629,16 +647,21 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		if (!(x->known = xmalloc((ngr + 1) * sizeof *x->known)))
 			goto oom;
 	}
+	if (atomic_fetch_add(&lis_drawing, 1) == 0)
+		atomic_store(&lis_cancelled, 0);
 	for (int i = 1; i < nt; i++)
 		if (pthread_create(&th[i], NULL, stream_run, &s[i]) != 0) {
+			atomic_store(&stop, 1);
 			for (int j = 1; j < i; j++)
 				pthread_join(th[j], NULL);
+			atomic_fetch_sub(&lis_drawing, 1);
 			rc = err_set(e, SQLIFT_EINTERNAL, "cannot start a thread");
 			goto done;
 		}
 	stream_run(&s[0]);
 	for (int i = 1; i < nt; i++)
 		pthread_join(th[i], NULL);
+	atomic_fetch_sub(&lis_drawing, 1);
 	if (o->progress)
 		progress(&s[0], 1);
 	for (int i = 0; i < nt; i++)
@@ -652,6 +675,12 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 		if (s[i].n > rounds)
 			rounds = s[i].n;
 		stats_add(&res->st, &s[i].st);
+		res->interrupted |= s[i].cancelled;
+	}
+	if (total == 0 && res->interrupted) {
+		rc = err_set(e, SQLIFT_EINTR, "interrupted before the first "
+		    "sample");
+		goto done;
 	}
 	if (total == 0) {
 		rc = err_set(e, SQLIFT_ELIMIT, "lis drew no sample within "

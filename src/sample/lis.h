@@ -63,6 +63,7 @@ struct lis_result {
 	size_t parts;          /* Z's independent parts */
 	size_t path_groups, pair_groups, count_groups;  /* groups not known,
 	                                                   by each way */
+	int interrupted;       /* lis_cancel stopped the drawing */
 };
 
 /* Samples theory t.  Each target is estimated as the product of its
@@ -80,5 +81,11 @@ int lis_run(const struct ct_theory *t, const struct lis_opts *o,
     struct lis_group *gr, size_t ngr, struct lis_result *res,
     struct err *e) WUR;
 void lis_result_free(struct lis_result *r);
+
+/* Async-signal-safe: the runs drawing in this process stop at their next
+ * round; lis_run then returns the samples drawn so far with
+ * res->interrupted set, or SQLIFT_EINTR before the first.  1 if that was
+ * asked of a run, 0 if none is drawing or a stop was already asked. */
+int lis_cancel(void);
 
 #endif

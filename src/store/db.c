@@ -170,7 +170,8 @@ store_begin(struct store *s, struct err *e)
 {
 	/* migrations[v] takes a database from version v to v + 1 */
 	static const char *const migrations[] = {
-		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4
+		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4,
+		sql_migrate5
 	};
 	_Static_assert(sizeof migrations / sizeof *migrations ==
 	    STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -263,6 +264,12 @@ store_rollback(struct store *s)
 	s->in_tx = 0;
 	s->shadow = 0;
 	model_cache_free(s);
+}
+
+int
+store_is_new(const struct store *s)
+{
+	return s->created && !s->committed;
 }
 
 char *

@@ -56,8 +56,10 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 	sqlite3_bind_text(st, 7, r->job_file, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 8, r->model_fp, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 9, r->evidence_fp, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 10, r->unknown_atoms);
-	sqlite3_bind_int64(st, 11, r->query_atoms);
+	if (r->unknown_atoms >= 0)
+		sqlite3_bind_int64(st, 10, r->unknown_atoms);
+	if (r->query_atoms >= 0)
+		sqlite3_bind_int64(st, 11, r->query_atoms);
 	sqlite3_bind_text(st, 12, r->started_at, -1, SQLITE_STATIC);
 	sqlite3_bind_double(st, 13, r->seconds);
 	sqlite3_bind_text(st, 14, PACKAGE_VERSION, -1, SQLITE_STATIC);
@@ -65,7 +67,8 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		sqlite3_bind_text(st, 15, r->stats, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 15);
-	/* 16-19 stay NULL (unbound) unless the method sampled */
+	/* 10, 11 and 16-20 stay NULL (unbound) unless set; 16-19 are set
+	 * when the method sampled */
 	if (r->samples > 0) {
 		bind_real(st, 16, r->log_z_stderr);
 		sqlite3_bind_int64(st, 17, r->samples);
@@ -73,6 +76,8 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		if (r->proposal)
 			sqlite3_bind_text(st, 19, r->proposal, -1, SQLITE_STATIC);
 	}
+	if (r->error)
+		sqlite3_bind_text(st, 20, r->error, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

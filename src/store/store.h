@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -87,9 +87,10 @@ int store_evidence_fingerprint(struct store *s, char out[17],
 struct store_run {
 	const char *method, *status, *parameters, *queries, *job_file;
 	const char *model_fp, *evidence_fp, *started_at;
+	const char *error;     /* a failed run's message, or NULL */
 	double log_z;          /* NaN stores NULL */
 	uint64_t seed;
-	int64_t unknown_atoms, query_atoms;
+	int64_t unknown_atoms, query_atoms;  /* negative stores NULL */
 	double seconds;
 	const char *stats;     /* JSON object, or NULL */
 	/* sampling methods (lis, ground-lis); samples == 0 stores NULL in
@@ -122,6 +123,8 @@ typedef int (*store_trace_fn)(void *ctx, int64_t samples, double log_z,
     double log_z_stderr, double ess);
 int store_trace_each(struct store *s, int64_t run, store_trace_fn fn,
     void *ctx, struct err *e) WUR;
+/* 1 when this open created the file and nothing is committed yet. */
+int store_is_new(const struct store *s);
 /* Current UTC time as the database writes it; caller frees. */
 char *store_now(struct store *s);
 

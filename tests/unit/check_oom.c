@@ -155,8 +155,17 @@ sweep(const struct sqlift_infer_opts *o)
 		if (WEXITSTATUS(ws) == RUN_DONE)
 			break;
 		if (WEXITSTATUS(ws) == RUN_NOMEM) {
-			ck_assert_msg(file_sum(db) == sum, "%s, k=%ld: the failed "
-			    "run changed the database", o->method, k);
+			/* at most the failed run's row, then as it was */
+			ck_assert_msg(tu_sql_double(db, "SELECT count(*) FROM runs "
+			    "WHERE run_id > 1 AND (status <> 'failed' OR error <> "
+			    "'out of memory') OR run_id > 2") == 0 &&
+			    tu_sql_double(db, "SELECT (SELECT count(*) FROM "
+			    "run_marginals WHERE run_id > 1) + (SELECT count(*) FROM "
+			    "run_groups WHERE run_id > 1) + (SELECT count(*) FROM "
+			    "run_trace WHERE run_id > 1)") == 0, "%s, k=%ld: the failed run "
+			    "changed the database", o->method, k);
+			file_copy(ref, db);
+			ck_assert(file_sum(db) == sum);
 			continue;
 		}
 		/* went on without: the same answers as run 1 */

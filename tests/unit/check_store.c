@@ -2,7 +2,8 @@
  * exactly as it was, or absent when it was new), locked databases and
  * newer schemas are refused, models are replaced only when asked, every
  * allocation failure during a load is reported, never a crash, and the
- * results of sampling runs (schema version 4) are stored and read back. */
+ * results of sampling runs (schema version 4) are stored and read back;
+ * version 5's blocks pass PRAGMA integrity_check, migrated or new. */
 #include <sys/stat.h>
 
 #include "store/store.h"
@@ -179,7 +180,7 @@ START_TEST(test_model_reload_and_replace)
 	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Bob)\n"
 	    "Friends(Anna,Bob)\n"), 0, msg), 0);
 	before = file_sum(db);
-	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);  /* same model: no-op */
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);  /* same model: no-op */
 	ck_assert_int_eq(file_sum(db), before);
 	ck_assert_int_eq(load(db, m2, NULL, 0, msg), SQLIFT_EUSAGE);
 	ck_assert_msg(strstr(msg, "--replace"), "%s", msg);
@@ -393,6 +394,7 @@ START_TEST(test_migration_from_v3)
 	    "INSERT INTO run_groups VALUES (1, 0, 'Smokes', 1, 0.25); "
 	    "INSERT INTO run_marginals VALUES (1, 'Smokes', 'Smokes(Anna)', 1, "
 	    "NULL), (1, 'Smokes', 'Smokes(Bob)', 0.25, 0); "
+	    "ALTER TABLE runs DROP COLUMN error; "
 	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h3);
 	/* reading does not migrate: a version 3 run has no trace */
@@ -404,7 +406,7 @@ START_TEST(test_migration_from_v3)
 	sqlift_close(h);
 	ck_assert_int_eq(file_sum(db), before);
 	/* the first write does, keeping the run */
-	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);
 	ck_assert_close(tu_sql_double(db, "PRAGMA user_version"),
 	    STORE_SCHEMA_VERSION, 0);
 	ck_sql_text(db, "SELECT group_concat(atom || '=' || probability || '/' || "
@@ -422,6 +424,48 @@ START_TEST(test_migration_from_v3)
 }
 END_TEST
 
+START_TEST(test_migration_blocks)
+{
+	const char *db = tu_file("v4.db", NULL);
+	const char *m = tu_file("m.mln", "person = {Anna, Bob, Cy}\n"
+	    "Friends(person,person)\nSmokes(person)\n"
+	    "0.5 Smokes(x) ^ Friends(x,y) => Smokes(y)\n");
+	char msg[512], *rows, *got;
+	sqlite3 *h4;
+	sqlift *h;
+
+	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Anna)\n"
+	    "Friends(Bob,Cy)\n"), 0, msg), 0);
+	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
+	ck_assert_int_eq(sqlift_cubes(h, NULL), 0);
+	sqlift_close(h);
+	ck_sql_text(db, "PRAGMA integrity_check", "ok");
+	rows = sql_text(db, "SELECT group_concat(type_id || ':' || const_id || "
+	    "':' || block, ' ') FROM (SELECT * FROM blocks ORDER BY 1, 2)");
+	ck_assert_ptr_nonnull(rows);
+	/* blocks as version 4 declared it, which integrity_check flags */
+	ck_assert_int_eq(sqlite3_open(db, &h4), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_exec(h4, "CREATE TABLE b4 (type_id INTEGER NOT "
+	    "NULL, block INTEGER NOT NULL, const_id INTEGER NOT NULL, PRIMARY KEY "
+	    "(type_id, const_id)) WITHOUT ROWID; INSERT INTO b4 (type_id, block, "
+	    "const_id) SELECT type_id, block, const_id FROM blocks; DROP TABLE "
+	    "blocks; ALTER TABLE b4 RENAME TO blocks; ALTER TABLE runs DROP "
+	    "COLUMN error; PRAGMA user_version = 4",
+	    NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(h4);
+	got = sql_text(db, "PRAGMA integrity_check");
+	ck_assert_msg(got && strstr(got, "NULL value in blocks.block"), "%s",
+	    got ? got : "(null)");
+	free(got);
+	/* the first write migrates, keeping the blocks */
+	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);
+	ck_sql_text(db, "PRAGMA integrity_check", "ok");
+	ck_sql_text(db, "SELECT group_concat(type_id || ':' || const_id || ':' || "
+	    "block, ' ') FROM (SELECT * FROM blocks ORDER BY 1, 2)", rows);
+	free(rows);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -435,6 +479,7 @@ main(void)
 		test_load_oom,
 		test_sampling_results,
 		test_migration_from_v3,
+		test_migration_blocks,
 	};
 
 	return tu_main("store", 1, tests, sizeof tests / sizeof *tests);
