@@ -186,17 +186,28 @@ store_begin(struct store *s, struct err *e)
 	return model_cache_load(s, e);
 }
 
+/* A read transaction on a database that holds a model; *ver its schema. */
+static int
+begin_read_loaded(struct store *s, int64_t *ver, struct err *e)
+{
+	int rc;
+
+	if ((rc = tx_begin(s, sql_begin_read, ver, e)))
+		return rc;
+	if (*ver == 0)
+		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
+		    "yet", s->path);
+	return 0;
+}
+
 int
 store_begin_read(struct store *s, struct err *e)
 {
 	int64_t ver = 0;
 	int rc;
 
-	if ((rc = tx_begin(s, sql_begin_read, &ver, e)))
+	if ((rc = begin_read_loaded(s, &ver, e)))
 		return rc;
-	if (ver == 0)
-		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
-		    "yet", s->path);
 	return model_cache_load(s, e);
 }
 
@@ -229,11 +240,8 @@ store_begin_shadow(struct store *s, struct err *e)
 	int64_t ver = 0;
 	int rc;
 
-	if ((rc = tx_begin(s, sql_begin_read, &ver, e)))
+	if ((rc = begin_read_loaded(s, &ver, e)))
 		return rc;
-	if (ver == 0)
-		return err_set(e, SQLIFT_EDB, "%s: empty database: nothing loaded "
-		    "yet", s->path);
 	if (ver < STORE_SCHEMA_VERSION && store_writable(s)) {
 		/* an older schema, migrated in a transaction rolled back */
 		store_rollback(s);
