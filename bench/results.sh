@@ -212,7 +212,8 @@ tables() {  # NAME: the markdown lines of its output
 }
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-[ -z "$(git -C "$root" status --porcelain -- src bench 2>/dev/null)" ] ||
+# fig2.png is this run's own output
+[ -z "$(git -C "$root" status --porcelain -- src bench ':!bench/fig2.png' 2>/dev/null)" ] ||
     commit="$commit (with uncommitted changes in src/ or bench/)"
 bincommit=$(git -C "$(dirname "$SQLIFT")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
@@ -342,7 +343,7 @@ END {
 function ratio(a, b) { return (a + 0 > 0 && b + 0 > 0) ? sprintf("%.2gx", a / b) : "-" }
 ' "$dir/fig2.out" 2>/dev/null || :
 grep '^(failed' "$dir/fig2.out" 2>/dev/null || :
-} >"$OUT.tmp"
+} | cat -s >"$OUT.tmp"  # one blank line between blocks
 mv "$OUT.tmp" "$OUT"
 echo "results.sh: wrote $OUT ($(wc -l <"$OUT") lines) in $took minutes" >&2
 [ "$(wc -l <"$OUT")" -le 200 ] || echo "results.sh: $OUT is over 200 lines: trim the plan" >&2
