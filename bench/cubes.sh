@@ -65,22 +65,8 @@ if [ -d "$DATA" ]; then
 			"$DATA/imdb/lsm_kok/imdb$i.db"
 	done
 	bench uwcse "$DATA/uwcse/tuffy_cse/prog.mln" "$DATA/uwcse/tuffy_cse/evidence.db"
-	cat >"$dir/webkb.mln" <<'X'
-HasAnchor(word, link)
-HasNeighborhood(word, link)
-LinkTo(link, page, page)
-AllWordsCapitalized(link)
-HasAlphanumericWord(link)
-Course(page)
-Department(page)
-Faculty(page)
-Person(page)
-ResearchProject(page)
-Staff(page)
-Student(page)
-X
 	for u in cornell texas washington; do
-		bench webkb-$u "$dir/webkb.mln" \
+		bench webkb-$u "$here/webkb-craven.mln" \
 			"$DATA"/webkb/alchemy_craven/background/[acn]*.$u.db \
 			"$DATA"/webkb/alchemy_craven/background/page-classes.$u.db
 	done

@@ -351,23 +351,9 @@ wrun() {
 		;;
 	cubes-webkb)
 		# cubes.sh's WebKB (alchemy_craven) universities
-		cat >"$inp/webkbc.mln" <<'X'
-HasAnchor(word, link)
-HasNeighborhood(word, link)
-LinkTo(link, page, page)
-AllWordsCapitalized(link)
-HasAlphanumericWord(link)
-Course(page)
-Department(page)
-Faculty(page)
-Person(page)
-ResearchProject(page)
-Staff(page)
-Student(page)
-X
 		for u in cornell texas washington; do
 			fresh
-			st "webkb-$u load" load "$inp/webkbc.mln" \
+			st "webkb-$u load" load "$bench/webkb-craven.mln" \
 			    "$DATA"/webkb/alchemy_craven/background/[acn]*.$u.db \
 			    "$DATA"/webkb/alchemy_craven/background/page-classes.$u.db
 			st "webkb-$u cubes" cubes
