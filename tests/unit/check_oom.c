@@ -194,7 +194,9 @@ START_TEST(test_oom_exact)
 }
 END_TEST
 
-START_TEST(test_oom_lis)
+/* A lis run with 2 threads and the given exact budget. */
+static long
+sweep_lis(int64_t exact_budget)
 {
 	struct sqlift_infer_opts o = { 0 };
 
@@ -203,24 +205,22 @@ START_TEST(test_oom_lis)
 	o.seed = 3;
 	o.samples = 40;
 	o.threads = 2;
-	o.exact_budget = -1;
-	ck_assert_int_gt(sweep(&o), 100);
+	o.exact_budget = exact_budget;
+	return sweep(&o);
+}
+
+/* Every branch drawn. */
+START_TEST(test_oom_lis)
+{
+	ck_assert_int_gt(sweep_lis(-1), 100);
 }
 END_TEST
 
-/* The same with a small exact budget: small ground parts enumerated
- * exactly (Rao-Blackwellised), the rest drawn. */
+/* A small exact budget: small ground parts enumerated exactly
+ * (Rao-Blackwellised), the rest drawn. */
 START_TEST(test_oom_lis_tries)
 {
-	struct sqlift_infer_opts o = { 0 };
-
-	o.method = "lis";
-	o.queries = "Smokes,Cancer";
-	o.seed = 3;
-	o.samples = 40;
-	o.threads = 2;
-	o.exact_budget = 3;
-	ck_assert_int_gt(sweep(&o), 100);
+	ck_assert_int_gt(sweep_lis(3), 100);
 }
 END_TEST
 
