@@ -85,13 +85,6 @@ Friends(person, person)
 1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)
 X
 for n in $FS_SIZES; do
-	awk -v n="$n" 'BEGIN {
-		srand(42)
-		for (i = 0; i < n; i++) {
-			if (rand() >= 0.4) continue
-			printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
-			printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
-		}
-	}' >"$dir/fs$n.db"
+	awk -v n="$n" -v r=40 -v evidence=1 -f "$here/fs.awk" >"$dir/fs$n.db"
 	bench "fs-$n" "$dir/fs.mln" "$dir/fs$n.db"
 done

@@ -365,14 +365,7 @@ wrun() {
 		    'Friends(person, person)' '1.5 Smokes(x) => Cancer(x)' \
 		    '1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)' >"$inp/fsc.mln"
 		for n in 1000 100000; do
-			awk -v n="$n" 'BEGIN {
-				srand(42)
-				for (i = 0; i < n; i++) {
-					if (rand() >= 0.4) continue
-					printf "%sSmokes(P%d)\n", rand() < 0.5 ? "!" : "", i
-					printf "%sCancer(P%d)\n", rand() < 0.5 ? "!" : "", i
-				}
-			}' >"$inp/fsc$n.db"
+			awk -v n="$n" -v r=40 -v evidence=1 -f "$bench/fs.awk" >"$inp/fsc$n.db"
 			fresh
 			st "cubes fs-$n load" load "$inp/fsc.mln" "$inp/fsc$n.db"
 			st "cubes fs-$n cubes" cubes
