@@ -34,9 +34,21 @@ cli_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 }
 
-static const struct cli_cmd *const commands[] = {
-	&cmd_load, &cmd_infer, &cmd_run, &cmd_info, &cmd_cubes, &cmd_explain,
-	&cmd_plot, NULL
+/* The commands, each with what `sqlift help` says of it; each has the
+ * page sqlift-NAME(1). */
+static const struct {
+	const struct cli_cmd *cmd;
+	const char *what;
+} commands[] = {
+	{ &cmd_load, "store a model and evidence in a database" },
+	{ &cmd_infer, "run inference and record its marginals" },
+	{ &cmd_run, "run a job file: load and infer in one transaction" },
+	{ &cmd_info, "print what a database holds" },
+	{ &cmd_cubes, "store the evidence as hypercubes" },
+	{ &cmd_explain,
+	    "print the constrained theory that lifted inference works on" },
+	{ &cmd_plot, "draw how a sampling run converged, as a PNG" },
+	{ NULL, NULL }
 };
 
 int
@@ -93,6 +105,16 @@ cli_log(void *arg, const char *line)
 	fprintf(stderr, "sqlift: %s\n", line);
 }
 
+/* c's help: usage, text, the rest, and the page that says more. */
+static void
+help_print(const struct cli_cmd *c)
+{
+	printf("usage: sqlift %s %s\n\n%s", c->name, c->usage, c->help);
+	if (c->help_more)
+		c->help_more();
+	printf("\nThe whole page: man sqlift-%s\n", c->name);
+}
+
 int
 cli_help(const struct cli_cmd *c, int argc, char **argv)
 {
@@ -100,9 +122,7 @@ cli_help(const struct cli_cmd *c, int argc, char **argv)
 		if (!strcmp(argv[i], "--"))
 			break;
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: sqlift %s %s\n\n%s", c->name, c->usage, c->help);
-			if (c->help_more)
-				c->help_more();
+			help_print(c);
 			return 1;
 		}
 	}
@@ -110,14 +130,40 @@ cli_help(const struct cli_cmd *c, int argc, char **argv)
 }
 
 static void
-usage(FILE *f)
+usage(void)
 {
-	fprintf(f, "usage: sqlift [--version] [--help] COMMAND [ARGS]\n\n"
+	printf("usage: sqlift [--version] [--help] COMMAND [ARGS]\n"
+	    "       sqlift help [COMMAND]\n\n"
 	    "Lifted inference in Markov logic networks, with evidence and "
 	    "results in SQLite.\n\ncommands:\n");
-	for (int i = 0; commands[i]; i++)
-		fprintf(f, "  %-6s %s\n", commands[i]->name, commands[i]->usage);
-	fprintf(f, "\n'sqlift COMMAND --help' tells more; see sqlift(1).\n");
+	for (int i = 0; commands[i].cmd; i++)
+		printf("  %-8s %s\n", commands[i].cmd->name, commands[i].what);
+	printf("\n'sqlift help COMMAND' (or 'sqlift COMMAND --help') prints a "
+	    "command's options;\n'man sqlift-COMMAND' has its whole page, "
+	    "'man sqlift' the overview.\n");
+}
+
+/* sqlift help [COMMAND]: the list of commands, or one command's help. */
+static int
+help(int argc, char **argv)
+{
+	if (argc < 3) {
+		usage();
+		return EXIT_OK;
+	}
+	if (argc > 3) {
+		fprintf(stderr, "sqlift: help: one command at most (usage: "
+		    "sqlift help [COMMAND])\n");
+		return EXIT_USAGE;
+	}
+	for (int i = 0; commands[i].cmd; i++)
+		if (!strcmp(argv[2], commands[i].cmd->name)) {
+			help_print(commands[i].cmd);
+			return EXIT_OK;
+		}
+	fprintf(stderr, "sqlift: help: unknown command '%s'; 'sqlift help' "
+	    "lists them\n", argv[2]);
+	return EXIT_USAGE;
 }
 
 int
@@ -128,20 +174,21 @@ main(int argc, char **argv)
 		    "them\n");
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    !strcmp(argv[1], "help")) {
-		usage(stdout);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage();
 		return EXIT_OK;
 	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
 		printf("sqlift %s\n", sqlift_version());
 		return EXIT_OK;
 	}
-	for (int i = 0; commands[i]; i++)
-		if (!strcmp(argv[1], commands[i]->name)) {
-			if (cli_help(commands[i], argc - 1, argv + 1))
+	for (int i = 0; commands[i].cmd; i++)
+		if (!strcmp(argv[1], commands[i].cmd->name)) {
+			if (cli_help(commands[i].cmd, argc - 1, argv + 1))
 				return EXIT_OK;
-			return commands[i]->run(argc - 1, argv + 1);
+			return commands[i].cmd->run(argc - 1, argv + 1);
 		}
 	fprintf(stderr, "sqlift: unknown command '%s'; 'sqlift --help' lists "
 	    "them\n", argv[1]);
