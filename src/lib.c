@@ -18,10 +18,12 @@
 struct sqlift {
 	struct store *s;
 	struct err e;
+	struct store_replaced replaced;  /* of the last load */
 };
 
 /* Handed out when not even the handle can be allocated. */
-static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" },
+    { 0 } };
 
 const char *
 sqlift_version(void)
@@ -88,6 +90,37 @@ read_file(const char *path, size_t *len, struct err *e)
 	return buf_take(&b);
 }
 
+/* The evidence files into the store: appended, or replacing what is
+ * stored (m: the model, whose constants keep their domains).  Sets
+ * *stale when the cubes no longer match the evidence. */
+static int
+evidence_tx(sqlift *db, const struct mln_model *m, const char *const *ev,
+    int nev, int flags, int64_t *n_atoms, int *stale)
+{
+	struct err *e = &db->e;
+	int rc;
+
+	if (!(flags & SQLIFT_LOAD_REPLACE_EVIDENCE)) {
+		for (int i = 0; i < nev; i++)
+			if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
+				return rc;
+		*stale = nev > 0;
+		return 0;
+	}
+	if (nev == 0)
+		return err_set(e, SQLIFT_EUSAGE, "replacing the evidence needs at "
+		    "least one evidence file or folder");
+	if ((rc = store_replace_begin(db->s, e)))
+		return rc;
+	for (int i = 0; i < nev; i++)
+		if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
+			return rc;
+	if ((rc = store_replace_end(db->s, m, &db->replaced, e)))
+		return rc;
+	*stale = db->replaced.changed;
+	return 0;
+}
+
 /* Load inside an open transaction. */
 static int
 load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
@@ -98,9 +131,10 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 	struct mln_model *m = NULL;
 	char fp[17];
 	size_t len = 0;
-	int rc = 0;
+	int rc = 0, newmodel = 0, stale = 0;
 
 	*n_atoms = 0;
+	memset(&db->replaced, 0, sizeof db->replaced);
 	if ((rc = store_model_get(db->s, &old, &oldpath, &oldfp, e)))
 		goto done;
 	if (model_path) {
@@ -123,19 +157,22 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 			    oldpath);
 			goto done;
 		}
-		if ((!old || strcmp(oldfp, fp) != 0) &&
+		newmodel = !old || strcmp(oldfp, fp) != 0;
+		if (newmodel &&
 		    (rc = store_model_put(db->s, m, text, model_path, fp, e)))
 			goto done;
 	} else if (!old) {
 		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: give a model "
 		    "file first", store_path(db->s));
 		goto done;
+	} else if ((flags & SQLIFT_LOAD_REPLACE_EVIDENCE) &&
+	    (rc = mln_parse(old, strlen(old), oldpath, &m, e))) {
+		goto done;
 	}
-	for (int i = 0; i < nev; i++)
-		if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
-			goto done;
+	if ((rc = evidence_tx(db, m, ev, nev, flags, n_atoms, &stale)))
+		goto done;
 	/* new evidence or a new model leaves old cubes stale: drop them */
-	if ((nev > 0 || (model_path && (!old || strcmp(oldfp, fp) != 0))) &&
+	if ((stale || newmodel) &&
 	    ((rc = store_cubes_clear(db->s, e)) ||
 	    (rc = store_cube_view(db->s, e))))
 		goto done;
@@ -202,6 +239,15 @@ sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 	return infer_commit(db, o, run_id);
 }
 
+void
+sqlift_load_changes(const sqlift *db, int64_t *added, int64_t *flipped,
+    int64_t *removed)
+{
+	*added = db->replaced.added;
+	*flipped = db->replaced.flipped;
+	*removed = db->replaced.removed;
+}
+
 int
 sqlift_cancel(void)
 {
@@ -240,9 +286,10 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 	}
 	db = *db_out;
 	if ((rc = store_begin(db->s, &db->e)) ||
-	    ((j.model || j.evidence.n) &&
+	    ((j.model || j.evidence.n || j.replace_evidence) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
-	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n)))) {
+	    (int)j.evidence.n, (j.replace ? SQLIFT_LOAD_REPLACE : 0) |
+	    (j.replace_evidence ? SQLIFT_LOAD_REPLACE_EVIDENCE : 0), &n)))) {
 		store_rollback(db->s);
 		job_free(&j);
 		return rc;

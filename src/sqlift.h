@@ -42,13 +42,22 @@ const char *sqlift_errmsg(const sqlift *db);
 const char *sqlift_version(void);
 
 #define SQLIFT_LOAD_REPLACE 1 /* replace a different model already stored */
+/* Replace the stored evidence with exactly what the files say, instead of
+ * appending to it: atoms the files leave out go, atoms whose truth
+ * changed take the new one.  Identical files change nothing. */
+#define SQLIFT_LOAD_REPLACE_EVIDENCE 2
 
-/* Stores the model (if given) and appends evidence (Alchemy .db files, CSV
- * files named after their predicate, or folders of those), in one
- * transaction.  Returns the number of evidence atoms read in *n_atoms. */
+/* Stores the model (if given; NULL keeps the stored one) and appends
+ * evidence (Alchemy .db files, CSV files named after their predicate, or
+ * folders of those), in one transaction.  Returns the number of evidence
+ * atoms read in *n_atoms. */
 SQLIFT_WUR int sqlift_load(sqlift *db, const char *model_path,
     const char *const *evidence, int n_evidence, int flags,
     int64_t *n_atoms);
+/* After a load with SQLIFT_LOAD_REPLACE_EVIDENCE: the stored atoms it
+ * added, flipped and removed (all 0 when the evidence was the same). */
+void sqlift_load_changes(const sqlift *db, int64_t *added, int64_t *flipped,
+    int64_t *removed);
 
 /* The options of an inference run: create with sqlift_infer_opts_new(),
  * set with sqlift_infer_opts_set() (the same names and values as the keys

@@ -120,10 +120,12 @@ handler(void *user, const char *section, const char *name, const char *value)
 			}
 			return 1;
 		}
-		if (!strcmp(name, "replace")) {
-			if (parse_bool(value, &j->replace) < 0) {
-				snprintf(c->msg, sizeof c->msg, "replace is '%s', expected "
-				    "true or false", value);
+		if (!strcmp(name, "replace") ||
+		    !strcmp(name, "replace_evidence")) {
+			if (parse_bool(value, name[7] ? &j->replace_evidence :
+			    &j->replace) < 0) {
+				snprintf(c->msg, sizeof c->msg, "%s is '%s', expected "
+				    "true or false", name, value);
 				return 0;
 			}
 			return 1;

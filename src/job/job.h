@@ -11,6 +11,7 @@ struct job {
 	char *model;
 	VEC(char *) evidence;
 	int replace;
+	int replace_evidence;
 	int has_infer;
 	struct sqlift_infer_opts *infer;  /* [infer]'s keys; NULL without */
 };

@@ -1,7 +1,8 @@
 /* evidence.c: constants and domain membership, and evidence atoms:
  * buffered, checked for contradictions and inserted in key order into the
- * ev_ tables; read back as domains, atoms and a fingerprint.  Statements
- * come from sql/evidence.sql, per-predicate ones are built here. */
+ * ev_ tables (or, while the evidence is replaced, handed to replace.c);
+ * read back as domains, atoms and a fingerprint.  Statements come from
+ * sql/evidence.sql, per-predicate ones are built here. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -72,6 +73,7 @@ evidence_free(struct store *s)
 	free(s->pend);
 	s->pend = NULL;
 	s->npend = 0;
+	replace_free(s);
 }
 
 static struct pend_atom *
@@ -136,8 +138,8 @@ contradiction(struct store *s, const struct pend_atom *a, struct err *e)
 /* Sorts the buffered atoms and inserts them: in key order the B-tree
  * stays warm in a small page cache, so memory does not grow with the
  * file.  Repeats are skipped; a contradiction is an error. */
-static int
-pend_flush(struct store *s, struct err *e)
+int
+evidence_flush(struct store *s, struct err *e)
 {
 	size_t n = s->npend;
 	int rc = 0;
@@ -156,6 +158,13 @@ pend_flush(struct store *s, struct err *e)
 		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
 			if (pend_at(s, i - 1)->truth != a->truth)
 				return contradiction(s, a, e);
+			continue;
+		}
+		if (s->rep) {
+			if ((r = replace_atom(s, a, e)) < 0)
+				return contradiction(s, a, e);
+			if (r > 0)
+				return r;
 			continue;
 		}
 		for (int k = 0; k < p->arity; k++)
@@ -191,7 +200,7 @@ store_atom_add(struct store *s, int pi, const char *const *args,
 
 	if (!s->pend && !(s->pend = xmalloc(PEND_CHUNK * s->pend_size)))
 		return err_oom(e);
-	if (s->npend == PEND_CHUNK && (rc = pend_flush(s, e)))
+	if (s->npend == PEND_CHUNK && (rc = evidence_flush(s, e)))
 		return rc;
 	a = pend_at(s, s->npend);
 	for (int i = 0; i < p->arity; i++)
@@ -213,7 +222,11 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = pend_flush(s, e)) || (rc = db_prep(s, sql_evfile_put, &st, e)))
+	if ((rc = evidence_flush(s, e)))
+		return rc;
+	if (s->rep)
+		return replace_file(s, path, atoms, e);
+	if ((rc = db_prep(s, sql_evfile_put, &st, e)))
 		return rc;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, atoms);
