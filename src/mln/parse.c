@@ -1022,12 +1022,51 @@ fail:
 	return rc;
 }
 
+/* Is the statement "[!]Pred(C1, ..., Cn)" with constants only and no
+ * weight, a line of an evidence file?  *literal: an argument is a number
+ * or a quoted string, which no declaration has. */
+static int
+ground_atom_stmt(const struct parser *p, int *literal)
+{
+	const struct token *k = p->toks.v;
+	size_t i = p->pos;
+
+	*literal = 0;
+	if (k[i].t == T_NOT)
+		i++;
+	if (i + 1 >= p->end || k[i].t != T_IDENT || k[i + 1].t != T_LP)
+		return 0;
+	for (i += 2; i < p->end; i += 2) {
+		if (k[i].t == T_NUM || k[i].t == T_STR)
+			*literal = 1;
+		else if (k[i].t != T_IDENT || is_var_name(&k[i]))
+			return 0;
+		if (i + 1 < p->end && k[i + 1].t == T_RP)
+			return i + 2 == p->end;
+		if (i + 1 >= p->end || k[i + 1].t != T_COMMA)
+			return 0;
+	}
+	return 0;
+}
+
 static int
 parse_statement(struct parser *p)
 {
 	const struct token *t = peek(p);
 	const struct token *t1 = &p->toks.v[p->pos + 1 < p->end ? p->pos + 1 : p->end];
+	const struct token *pt = t->t == T_NOT ? t1 : t;
+	int literal;
 
+	/* a ground atom of a declared predicate, a negated one, or one with
+	 * numbers or strings for arguments: a file of evidence */
+	if (ground_atom_stmt(p, &literal) && (t->t == T_NOT || literal ||
+	    smap_getn(&p->m->predmap, pt->s, (size_t)pt->len) >= 0)) {
+		const struct token *rp = &p->toks.v[p->end - 1];
+		int n = (int)(rp->s + rp->len - t->s);
+		return perr(p, t, "%.*s%s is a ground atom without a weight: "
+		    "this looks like evidence, not a model", n > 60 ? 60 : n, t->s,
+		    n > 60 ? "..." : "");
+	}
 	switch (t->t) {
 	case T_HASH:
 		return perr(p, t, "#include and other '#' directives are not "
