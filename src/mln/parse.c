@@ -4,6 +4,7 @@
  * name file:line:column. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct parser {
 	int nbound;            /* vars bound by an enclosing quantifier */
 	int depth;             /* nesting of '(', '!' and quantifiers */
 	int nlits;             /* literals so far */
+	long max_domain;       /* constants a domain declaration may give */
 };
 
 static int
@@ -914,6 +916,11 @@ parse_domain(struct parser *p)
 				return perr(p, hi, "'...' needs integers on both sides");
 			if (h - last_num > 10000000)
 				return perr(p, t, "range too large");
+			if (h - last_num > p->max_domain -
+			    (long)p->m->types.v[ty].consts.n)
+				return perr(p, hi, "domain of %.*s has more than %ld "
+				    "constants (raise the limit with --max-domain)",
+				    name->len, name->s, p->max_domain);
 			for (long k = last_num + 1; k <= h; k++) {
 				int c;
 				snprintf(buf, sizeof buf, "%ld", k);
@@ -926,6 +933,10 @@ parse_domain(struct parser *p)
 			int c;
 			if (t->len >= (int)sizeof buf)
 				return perr(p, t, "constant too long");
+			if ((long)p->m->types.v[ty].consts.n >= p->max_domain)
+				return perr(p, t, "domain of %.*s has more than %ld "
+				    "constants (raise the limit with --max-domain)",
+				    name->len, name->s, p->max_domain);
 			memcpy(buf, t->s, (size_t)t->len);
 			buf[t->len] = '\0';
 			if ((c = mln_const(p->m, buf)) < 0 ||
@@ -1158,10 +1169,18 @@ int
 mln_parse(const char *text, size_t len, const char *file,
     struct mln_model **out, struct err *e)
 {
+	return mln_parse_limited(text, len, file, LONG_MAX, out, e);
+}
+
+int
+mln_parse_limited(const char *text, size_t len, const char *file,
+    long max_domain, struct mln_model **out, struct err *e)
+{
 	struct parser p = { 0 };
 	int rc;
 
 	*out = NULL;
+	p.max_domain = max_domain;
 	p.file = file;
 	p.e = e;
 	if (!(p.m = xcalloc(1, sizeof *p.m)) || !(p.m->file = xstrdup(file))) {

@@ -31,7 +31,15 @@ evidence_dom_mark(struct store *s, int t, int64_t cid)
 	if (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)))
 		return 0;
 	s->dom_bits.v[t][cid / 8] |= (unsigned char)(1u << (cid % 8));
+	s->dom_n.v[t]++;
 	return 1;
+}
+
+void
+store_set_limits(struct store *s, int64_t max_constants, int64_t max_domain)
+{
+	s->max_constants = max_constants;
+	s->max_domain = max_domain;
 }
 
 int
@@ -42,6 +50,10 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 	int r;
 
 	if (cid < 0) {
+		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
+			return err_set(e, SQLIFT_EINPUT, "more than %lld constants "
+			    "(raise the limit with --max-constants)",
+			    (long long)s->max_constants);
 		sqlite3_bind_text(s->const_put, 1, name, (int)len, SQLITE_STATIC);
 		r = sqlite3_step(s->const_put);
 		sqlite3_reset(s->const_put);
@@ -56,6 +68,10 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 		return 0;
 	if ((r = evidence_dom_mark(s, t, cid)) < 0)
 		return err_oom(e);
+	if (r == 1 && s->max_domain > 0 && s->dom_n.v[t] > s->max_domain)
+		return err_set(e, SQLIFT_EINPUT, "the domain of %s has more than "
+		    "%lld constants (raise the limit with --max-domain)",
+		    s->type_names.v[t], (long long)s->max_domain);
 	if (r == 1) {
 		sqlite3_bind_int64(s->domain_put, 1, s->type_ids.v[t]);
 		sqlite3_bind_int64(s->domain_put, 2, cid);
@@ -205,8 +221,14 @@ store_atom_add(struct store *s, int pi, const char *const *args,
 	a = pend_at(s, s->npend);
 	for (int i = 0; i < p->arity; i++)
 		if ((rc = evidence_const_add(s, model_type_index(s, p->types[i]), args[i],
-		    lens[i], &a->args[i], e)))
+		    lens[i], &a->args[i], e))) {
+			if (rc == SQLIFT_EINPUT) {
+				char msg[ERR_MAX];
+				snprintf(msg, sizeof msg, "%s", e->msg);
+				err_set(e, rc, "%s:%d: %s", file, line, msg);
+			}
 			return rc;
+		}
 	a->pred = pi;
 	a->truth = truth;
 	a->line = line;

@@ -34,6 +34,8 @@ struct store {
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
+	VEC(int64_t) dom_n;    /* per type index: members marked */
+	int64_t max_constants, max_domain;  /* limits of a load */
 	sqlite3_stmt *const_put, *domain_put;
 	/* runs.c: prepared once per transaction, as runs add many rows */
 	sqlite3_stmt *marginal_put, *trace_put;

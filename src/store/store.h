@@ -64,6 +64,11 @@ const char *store_type_name(const struct store *s, int64_t type_id);
 int store_atom_add(struct store *s, int pred, const char *const *args,
     const size_t *lens, int truth, const char *file, int line,
     struct err *e) WUR;
+/* Limits for what follows (0: none): constants in the database, members
+ * of one type's domain; passing one is SQLIFT_ELIMIT at the atom's
+ * file:line. */
+void store_set_limits(struct store *s, int64_t max_constants,
+    int64_t max_domain);
 /* Inserts what is buffered and records the file as loaded. */
 int store_evfile_add(struct store *s, const char *path, int64_t atoms,
     struct err *e) WUR;
