@@ -197,8 +197,14 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 		}
 		newmodel = !old || strcmp(oldfp, fp) != 0;
 		if (newmodel &&
-		    (rc = store_model_put(db->s, m, text, model_path, fp, e)))
+		    (rc = store_model_put(db->s, m, text, model_path, fp, e))) {
+			if (rc == SQLIFT_EINPUT) {  /* a limit: name the file */
+				char msg[ERR_MAX];
+				snprintf(msg, sizeof msg, "%s", e->msg);
+				err_set(e, rc, "%s: %s", model_path, msg);
+			}
 			goto done;
+		}
 	} else if (!old) {
 		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: give a model "
 		    "file first", store_path(db->s));
