@@ -127,12 +127,11 @@ store_replace_begin(struct store *s, struct err *e)
 	return 0;
 }
 
-static int
+static void
 bind_key(sqlite3_stmt *st, const struct pend_atom *a, int arity)
 {
 	for (int k = 0; k < arity; k++)
 		sqlite3_bind_int64(st, k + 1, a->args[k]);
-	return 0;
 }
 
 /* One run of this statement: SQLITE_DONE, or the error. */
