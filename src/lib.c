@@ -18,10 +18,15 @@
 struct sqlift {
 	struct store *s;
 	struct err e;
+	struct store_replaced replaced;  /* of the last load */
+	int64_t limit[3];                /* SQLIFT_LIMIT_*; 0: the default */
+	sqlift_log_fn *log;              /* notes of a load */
+	void *log_arg;
 };
 
 /* Handed out when not even the handle can be allocated. */
-static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" },
+    { 0 }, { 0 }, NULL, NULL };
 
 const char *
 sqlift_version(void)
@@ -88,6 +93,69 @@ read_file(const char *path, size_t *len, struct err *e)
 	return buf_take(&b);
 }
 
+static const int64_t limit_default[3] = {
+	MLN_MAX_CONSTANTS, MLN_MAX_DOMAIN, MLN_MAX_LINE
+};
+
+int64_t
+sqlift_limit(sqlift *db, int which, int64_t value)
+{
+	int64_t old;
+
+	if (which < 0 || which > SQLIFT_LIMIT_LINE || db == &oom_handle)
+		return -1;
+	old = db->limit[which] ? db->limit[which] : limit_default[which];
+	if (value > 0)
+		db->limit[which] = value;
+	return old;
+}
+
+void
+sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg)
+{
+	if (db == &oom_handle)
+		return;
+	db->log = fn;
+	db->log_arg = arg;
+}
+
+/* The evidence files into the store: appended, or replacing what is
+ * stored (m: the model, whose constants keep their domains).  Sets
+ * *stale when the cubes no longer match the evidence. */
+static int
+evidence_tx(sqlift *db, const struct mln_model *m, const char *const *ev,
+    int nev, int flags, int64_t *n_atoms, int *stale)
+{
+	struct err *e = &db->e;
+	struct evidence_opts o = { EVIDENCE_CSV_AUTO, 0, db->log, db->log_arg };
+	int rc;
+
+	if (flags & SQLIFT_LOAD_CSV_HEADER)
+		o.csv_header = EVIDENCE_CSV_HEADER;
+	else if (flags & SQLIFT_LOAD_CSV_NO_HEADER)
+		o.csv_header = EVIDENCE_CSV_NO_HEADER;
+	o.max_line = (size_t)sqlift_limit(db, SQLIFT_LIMIT_LINE, 0);
+	if (!(flags & SQLIFT_LOAD_REPLACE_EVIDENCE)) {
+		for (int i = 0; i < nev; i++)
+			if ((rc = evidence_load(db->s, ev[i], &o, n_atoms, e)))
+				return rc;
+		*stale = nev > 0;
+		return 0;
+	}
+	if (nev == 0)
+		return err_set(e, SQLIFT_EUSAGE, "replacing the evidence needs at "
+		    "least one evidence file or folder");
+	if ((rc = store_replace_begin(db->s, e)))
+		return rc;
+	for (int i = 0; i < nev; i++)
+		if ((rc = evidence_load(db->s, ev[i], &o, n_atoms, e)))
+			return rc;
+	if ((rc = store_replace_end(db->s, m, &db->replaced, e)))
+		return rc;
+	*stale = db->replaced.changed;
+	return 0;
+}
+
 /* Load inside an open transaction. */
 static int
 load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
@@ -98,9 +166,12 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 	struct mln_model *m = NULL;
 	char fp[17];
 	size_t len = 0;
-	int rc = 0;
+	int rc = 0, newmodel = 0, stale = 0;
 
 	*n_atoms = 0;
+	memset(&db->replaced, 0, sizeof db->replaced);
+	store_set_limits(db->s, sqlift_limit(db, SQLIFT_LIMIT_CONSTANTS, 0),
+	    sqlift_limit(db, SQLIFT_LIMIT_DOMAIN, 0));
 	if ((rc = store_model_get(db->s, &old, &oldpath, &oldfp, e)))
 		goto done;
 	if (model_path) {
@@ -115,7 +186,8 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 		}
 		snprintf(fp, sizeof fp, "%016llx",
 		    (unsigned long long)fnv1a(FNV_INIT, text, len));
-		if ((rc = mln_parse(text, len, model_path, &m, e)))
+		if ((rc = mln_parse_limited(text, len, model_path,
+		    (long)sqlift_limit(db, SQLIFT_LIMIT_DOMAIN, 0), &m, e)))
 			goto done;
 		if (old && strcmp(oldfp, fp) != 0 && !(flags & SQLIFT_LOAD_REPLACE)) {
 			rc = err_set(e, SQLIFT_EUSAGE, "%s: the database holds another "
@@ -123,23 +195,33 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 			    oldpath);
 			goto done;
 		}
-		if ((!old || strcmp(oldfp, fp) != 0) &&
-		    (rc = store_model_put(db->s, m, text, model_path, fp, e)))
+		newmodel = !old || strcmp(oldfp, fp) != 0;
+		if (newmodel &&
+		    (rc = store_model_put(db->s, m, text, model_path, fp, e))) {
+			if (rc == SQLIFT_EINPUT) {  /* a limit: name the file */
+				char msg[ERR_MAX];
+				snprintf(msg, sizeof msg, "%s", e->msg);
+				err_set(e, rc, "%s: %s", model_path, msg);
+			}
 			goto done;
+		}
 	} else if (!old) {
 		rc = err_set(e, SQLIFT_EUSAGE, "%s: no model loaded: give a model "
 		    "file first", store_path(db->s));
 		goto done;
+	} else if ((flags & SQLIFT_LOAD_REPLACE_EVIDENCE) &&
+	    (rc = mln_parse(old, strlen(old), oldpath, &m, e))) {
+		goto done;
 	}
-	for (int i = 0; i < nev; i++)
-		if ((rc = evidence_load(db->s, ev[i], n_atoms, e)))
-			goto done;
+	if ((rc = evidence_tx(db, m, ev, nev, flags, n_atoms, &stale)))
+		goto done;
 	/* new evidence or a new model leaves old cubes stale: drop them */
-	if ((nev > 0 || (model_path && (!old || strcmp(oldfp, fp) != 0))) &&
+	if ((stale || newmodel) &&
 	    ((rc = store_cubes_clear(db->s, e)) ||
 	    (rc = store_cube_view(db->s, e))))
 		goto done;
 done:
+	store_set_limits(db->s, 0, 0);
 	mln_free(m);
 	free(text);
 	free(old);
@@ -202,6 +284,15 @@ sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 	return infer_commit(db, o, run_id);
 }
 
+void
+sqlift_load_changes(const sqlift *db, int64_t *added, int64_t *flipped,
+    int64_t *removed)
+{
+	*added = db->replaced.added;
+	*flipped = db->replaced.flipped;
+	*removed = db->replaced.removed;
+}
+
 int
 sqlift_cancel(void)
 {
@@ -239,10 +330,16 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		return rc;
 	}
 	db = *db_out;
+	for (int i = 0; i < 3; i++)
+		sqlift_limit(db, i, j.limit[i]);
+	if (base)
+		sqlift_set_log(db, base->log, base->log_arg);
 	if ((rc = store_begin(db->s, &db->e)) ||
-	    ((j.model || j.evidence.n) &&
+	    ((j.model || j.evidence.n || j.replace_evidence) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
-	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n)))) {
+	    (int)j.evidence.n, (j.replace ? SQLIFT_LOAD_REPLACE : 0) |
+	    (j.replace_evidence ? SQLIFT_LOAD_REPLACE_EVIDENCE : 0) |
+	    j.csv_header, &n)))) {
 		store_rollback(db->s);
 		job_free(&j);
 		return rc;

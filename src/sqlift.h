@@ -42,13 +42,35 @@ const char *sqlift_errmsg(const sqlift *db);
 const char *sqlift_version(void);
 
 #define SQLIFT_LOAD_REPLACE 1 /* replace a different model already stored */
+/* Replace the stored evidence with exactly what the files say, instead of
+ * appending to it: atoms the files leave out go, atoms whose truth
+ * changed take the new one.  Identical files change nothing. */
+#define SQLIFT_LOAD_REPLACE_EVIDENCE 2
+/* The first row of a CSV file: a header to skip when it names the
+ * predicate's argument types (the default), always, or never. */
+#define SQLIFT_LOAD_CSV_HEADER 4
+#define SQLIFT_LOAD_CSV_NO_HEADER 8
 
-/* Stores the model (if given) and appends evidence (Alchemy .db files, CSV
- * files named after their predicate, or folders of those), in one
- * transaction.  Returns the number of evidence atoms read in *n_atoms. */
+/* Stores the model (if given; NULL keeps the stored one) and appends
+ * evidence (Alchemy .db files, CSV files named after their predicate, or
+ * folders of those), in one transaction.  Returns the number of evidence
+ * atoms read in *n_atoms. */
 SQLIFT_WUR int sqlift_load(sqlift *db, const char *model_path,
     const char *const *evidence, int n_evidence, int flags,
     int64_t *n_atoms);
+/* Limits of load on db, as sqlite3_limit(): sets limit which to value
+ * when value > 0 and returns the limit before (-1 for an unknown which).
+ * Passing one fails the load with a message that names it. */
+enum {
+	SQLIFT_LIMIT_CONSTANTS, /* constants in the database (10,000,000) */
+	SQLIFT_LIMIT_DOMAIN,    /* constants of one type (1,000,000) */
+	SQLIFT_LIMIT_LINE       /* bytes of an evidence line (1,048,576) */
+};
+int64_t sqlift_limit(sqlift *db, int which, int64_t value);
+/* After a load with SQLIFT_LOAD_REPLACE_EVIDENCE: the stored atoms it
+ * added, flipped and removed (all 0 when the evidence was the same). */
+void sqlift_load_changes(const sqlift *db, int64_t *added, int64_t *flipped,
+    int64_t *removed);
 
 /* The options of an inference run: create with sqlift_infer_opts_new(),
  * set with sqlift_infer_opts_set() (the same names and values as the keys
@@ -86,6 +108,8 @@ typedef void sqlift_progress_fn(void *arg, const struct sqlift_progress *p);
 /* Called with each line (no newline) of a run's summary, when the
  * verbose option is set. */
 typedef void sqlift_log_fn(void *arg, const char *line);
+/* Where load writes its notes (a CSV header row skipped); NULL: nowhere. */
+void sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg);
 void sqlift_infer_opts_set_progress(sqlift_infer_opts *o,
     sqlift_progress_fn *fn, void *arg);
 void sqlift_infer_opts_set_log(sqlift_infer_opts *o, sqlift_log_fn *fn,

@@ -10,6 +10,7 @@
 int
 line_read(struct line_reader *r, struct err *e)
 {
+	size_t max = r->max ? r->max : EVIDENCE_MAX_LINE;
 	int c;
 
 	r->len = 0;
@@ -20,9 +21,10 @@ line_read(struct line_reader *r, struct err *e)
 			    "text file?)", r->path, r->line, r->len + 1);
 			return -1;
 		}
-		if (r->len == EVIDENCE_MAX_LINE) {
+		if (r->len == max) {
 			err_set(e, SQLIFT_EINPUT, "%s:%d: line longer than %zu "
-			    "bytes", r->path, r->line, EVIDENCE_MAX_LINE);
+			    "bytes (raise the limit with --max-line)", r->path,
+			    r->line, max);
 			return -1;
 		}
 		if (r->len + 2 > r->cap) {
@@ -274,7 +276,7 @@ query_parse_list(const char *list, struct query_list *q, struct err *e)
 int
 query_parse_file(const char *path, struct query_list *q, struct err *e)
 {
-	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0 };
+	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0, 0 };
 	int rc;
 
 	if (!r.f)

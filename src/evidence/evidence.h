@@ -8,14 +8,26 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sqlift.h"
 #include "mln/mln.h"
 #include "store/store.h"
 #include "util/util.h"
 
+/* How a load reads its files. */
+enum { EVIDENCE_CSV_AUTO, EVIDENCE_CSV_HEADER, EVIDENCE_CSV_NO_HEADER };
+struct evidence_opts {
+	/* a CSV file's first row: a header when it names the predicate's
+	 * argument types (AUTO), always (HEADER), never (NO_HEADER) */
+	int csv_header;
+	size_t max_line;       /* bytes of one line; 0: EVIDENCE_MAX_LINE */
+	sqlift_log_fn *log;    /* notes (a header row skipped), or NULL */
+	void *log_arg;
+};
 /* Loads a .db file, a .csv file or a folder of them; adds the number of
- * atoms read to *n.  Messages name file:line. */
-int evidence_load(struct store *s, const char *path, int64_t *n,
-    struct err *e) WUR;
+ * atoms read to *n.  Messages name file:line.  o may be NULL (the
+ * defaults). */
+int evidence_load(struct store *s, const char *path,
+    const struct evidence_opts *o, int64_t *n, struct err *e) WUR;
 
 /* One atom of a query: args are constant names, or NULL for a variable. */
 struct query_atom {
@@ -52,17 +64,18 @@ int atom_scan(const char *s, size_t n, struct atom_span *a, const char **why,
     int *col);
 
 /* The lines of an evidence or query file, read one at a time. */
-#define EVIDENCE_MAX_LINE ((size_t)1 << 20)  /* bytes of one line */
+#define EVIDENCE_MAX_LINE ((size_t)MLN_MAX_LINE)  /* the default */
 struct line_reader {
 	FILE *f;               /* borrowed */
 	const char *path;      /* for messages */
 	int line;              /* number of the line in s */
 	char *s;               /* the line with its '\n', no NUL inside */
 	size_t len, cap;
+	size_t max;            /* longest line; 0: EVIDENCE_MAX_LINE */
 };
 /* Reads the next line into r->s: 1 if read, 0 at the end of the file,
  * -1 with the status and file:line:column in e on a NUL byte, a line
- * longer than EVIDENCE_MAX_LINE, a read error.  A UTF-8 byte-order mark
+ * longer than r->max, a read error.  A UTF-8 byte-order mark
  * at the start of the file is dropped.  The caller frees r->s. */
 int line_read(struct line_reader *r, struct err *e) WUR;
 

@@ -1,7 +1,8 @@
 /* load.c: appends evidence to the store from Alchemy .db files (one atom
  * per line, '!' for false, // comments outside quotes), CSV files named
  * after their predicate (parsed with libcsv: one column per argument and
- * an optional truth column), and folders holding such files. */
+ * an optional truth column, after an optional header row), and folders
+ * holding such files. */
 #include <ctype.h>
 #include <dirent.h>
 #include <stdlib.h>
@@ -33,9 +34,11 @@ atom_store(struct store *s, const char *path, int line,
 }
 
 static int
-load_db(struct store *s, const char *path, int64_t *n, struct err *e)
+load_db(struct store *s, const char *path, const struct evidence_opts *o,
+    int64_t *n, struct err *e)
 {
-	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0 };
+	struct line_reader r = { fopen(path, "r"), path, 0, NULL, 0, 0,
+	    o->max_line };
 	char *line;
 	int ln, rc;
 	int64_t count = 0;
@@ -79,9 +82,11 @@ load_db(struct store *s, const char *path, int64_t *n, struct err *e)
 /* CSV: libcsv calls field() per field and row() per record. */
 struct csv_ctx {
 	struct store *s;
+	const struct evidence_opts *o;
 	const char *path;
 	int pred;
 	int line;
+	int rows;              /* rows seen, blank ones left out */
 	struct buf fields;     /* field texts, each NUL-terminated */
 	struct buf quoted[MLN_MAX_ARITY]; /* fields as "quoted" constants */
 	VEC(size_t) off;
@@ -132,6 +137,52 @@ parse_truth(const char *t, int *truth)
 	return -1;
 }
 
+/* Does field f name argument type t: "person", or "person1", "Person_2"
+ * for a second argument of the same type? */
+static int
+names_type(const char *f, const char *t)
+{
+	size_t n = strlen(t);
+
+	if (strncasecmp(f, t, n))
+		return 0;
+	f += n;
+	f += *f == '_';
+	return strspn(f, "0123456789") == strlen(f);
+}
+
+/* Is the first row a header: one column per argument naming its type
+ * (case aside), and an optional last column "truth"? */
+static int
+csv_is_header(struct csv_ctx *c, const struct store_pred *p, int nf)
+{
+	if (nf == p->arity + 1 &&
+	    strcasecmp(c->fields.s + c->off.v[nf - 1], "truth"))
+		return 0;
+	for (int i = 0; i < p->arity; i++)
+		if (!names_type(c->fields.s + c->off.v[i],
+		    store_type_name(c->s, p->types[i])))
+			return 0;
+	return 1;
+}
+
+static void
+csv_header_note(struct csv_ctx *c, int nf)
+{
+	struct buf b;
+
+	if (!c->o->log)
+		return;
+	buf_init(&b);
+	buf_printf(&b, "%s:%d: header row skipped (", c->path, c->line);
+	for (int i = 0; i < nf; i++)
+		buf_printf(&b, "%s%s", i ? "," : "", c->fields.s + c->off.v[i]);
+	buf_puts(&b, "); --csv-header no reads it as data");
+	if (!b.oom)
+		c->o->log(c->o->log_arg, b.s);
+	buf_free(&b);
+}
+
 static void
 csv_row(int term, void *ctx_)
 {
@@ -146,6 +197,14 @@ csv_row(int term, void *ctx_)
 		goto out;
 	if (nf == 1 && c->fields.s[c->off.v[0]] == '\0')
 		goto out;  /* a blank line */
+	if (c->rows++ == 0 && c->o->csv_header != EVIDENCE_CSV_NO_HEADER &&
+	    (c->o->csv_header == EVIDENCE_CSV_HEADER ||
+	    ((nf == p->arity || nf == p->arity + 1) &&
+	    csv_is_header(c, p, nf)))) {
+		if (c->o->csv_header == EVIDENCE_CSV_AUTO)
+			csv_header_note(c, nf);
+		goto out;
+	}
 	if (nf != p->arity && nf != p->arity + 1) {
 		c->rc = err_set(c->e, SQLIFT_EINPUT, "%s:%d: %s takes %d "
 		    "argument%s: expected %d or %d columns, found %d", c->path,
@@ -196,12 +255,13 @@ out:
 }
 
 static int
-load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
+load_csv(struct store *s, const char *path, const struct evidence_opts *o,
+    int64_t *n, struct err *e)
 {
 	const char *base = strrchr(path, '/');
 	struct csv_ctx c = { 0 };
 	struct csv_parser cp;
-	struct line_reader r = { NULL, path, 0, NULL, 0, 0 };
+	struct line_reader r = { NULL, path, 0, NULL, 0, 0, o->max_line };
 	size_t blen;
 	int rc = 0;
 
@@ -220,6 +280,7 @@ load_csv(struct store *s, const char *path, int64_t *n, struct err *e)
 		return err_oom(e);
 	}
 	c.s = s;
+	c.o = o;
 	c.path = path;
 	c.e = e;
 	buf_init(&c.fields);
@@ -265,7 +326,8 @@ cmp_str(const void *a, const void *b)
 }
 
 static int
-load_dir(struct store *s, const char *path, int64_t *n, struct err *e)
+load_dir(struct store *s, const char *path, const struct evidence_opts *o,
+    int64_t *n, struct err *e)
 {
 	DIR *d = opendir(path);
 	VEC(char *) names = { 0 };
@@ -291,7 +353,7 @@ load_dir(struct store *s, const char *path, int64_t *n, struct err *e)
 	if (!rc && names.n)
 		qsort(names.v, names.n, sizeof *names.v, cmp_str);
 	for (size_t i = 0; !rc && i < names.n; i++)
-		rc = evidence_load(s, names.v[i], n, e);
+		rc = evidence_load(s, names.v[i], o, n, e);
 	for (size_t i = 0; i < names.n; i++)
 		free(names.v[i]);
 	free(names.v);
@@ -302,15 +364,19 @@ load_dir(struct store *s, const char *path, int64_t *n, struct err *e)
 }
 
 int
-evidence_load(struct store *s, const char *path, int64_t *n, struct err *e)
+evidence_load(struct store *s, const char *path,
+    const struct evidence_opts *o, int64_t *n, struct err *e)
 {
+	static const struct evidence_opts defaults = { 0 };
 	struct stat st;
 
+	if (!o)
+		o = &defaults;
 	if (stat(path, &st) != 0)
 		return err_set(e, SQLIFT_EINPUT, "%s: no such file", path);
 	if (S_ISDIR(st.st_mode))
-		return load_dir(s, path, n, e);
+		return load_dir(s, path, o, n, e);
 	if (has_suffix(path, ".csv"))
-		return load_csv(s, path, n, e);
-	return load_db(s, path, n, e);
+		return load_csv(s, path, o, n, e);
+	return load_db(s, path, o, n, e);
 }

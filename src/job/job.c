@@ -85,6 +85,45 @@ parse_bool(const char *v, int *out)
 	return 0;
 }
 
+/* A [load] key other than model, evidence and the replace flags: 1 if
+ * taken, 0 with a message if its value is bad, -1 if unknown. */
+static int
+load_key(struct jctx *c, const char *name, const char *value)
+{
+	static const char *const limits[] = { "max_constants", "max_domain",
+	    "max_line" };
+	char *end;
+
+	if (!strcmp(name, "csv_header")) {
+		if (!strcasecmp(value, "yes"))
+			c->j->csv_header = SQLIFT_LOAD_CSV_HEADER;
+		else if (!strcasecmp(value, "no"))
+			c->j->csv_header = SQLIFT_LOAD_CSV_NO_HEADER;
+		else if (!strcasecmp(value, "auto"))
+			c->j->csv_header = 0;
+		else {
+			snprintf(c->msg, sizeof c->msg, "csv_header is '%s', "
+			    "expected yes, no or auto", value);
+			return 0;
+		}
+		return 1;
+	}
+	for (int i = 0; i < 3; i++) {
+		long long v;
+		if (strcmp(name, limits[i]))
+			continue;
+		v = strtoll(value, &end, 10);
+		if (*end || v < 1 || v > (i == 2 ? 1LL << 30 : 1LL << 40)) {
+			snprintf(c->msg, sizeof c->msg, "%s is '%s', expected a "
+			    "positive integer", name, value);
+			return 0;
+		}
+		c->j->limit[i] = v;
+		return 1;
+	}
+	return -1;
+}
+
 static int
 handler(void *user, const char *section, const char *name, const char *value)
 {
@@ -120,13 +159,20 @@ handler(void *user, const char *section, const char *name, const char *value)
 			}
 			return 1;
 		}
-		if (!strcmp(name, "replace")) {
-			if (parse_bool(value, &j->replace) < 0) {
-				snprintf(c->msg, sizeof c->msg, "replace is '%s', expected "
-				    "true or false", value);
+		if (!strcmp(name, "replace") ||
+		    !strcmp(name, "replace_evidence")) {
+			if (parse_bool(value, name[7] ? &j->replace_evidence :
+			    &j->replace) < 0) {
+				snprintf(c->msg, sizeof c->msg, "%s is '%s', expected "
+				    "true or false", name, value);
 				return 0;
 			}
 			return 1;
+		}
+		{
+			int r = load_key(c, name, value);
+			if (r >= 0)
+				return r;
 		}
 	} else if (!strcmp(section, "infer")) {
 		j->has_infer = 1;

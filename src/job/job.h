@@ -11,6 +11,9 @@ struct job {
 	char *model;
 	VEC(char *) evidence;
 	int replace;
+	int replace_evidence;
+	int csv_header;        /* SQLIFT_LOAD_CSV_* flag, or 0: auto */
+	int64_t limit[3];      /* max_constants, max_domain, max_line; 0: default */
 	int has_infer;
 	struct sqlift_infer_opts *infer;  /* [infer]'s keys; NULL without */
 };

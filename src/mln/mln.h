@@ -15,6 +15,15 @@
  * passes (parser, clause conversion, printing) walk. */
 #define MLN_MAX_DEPTH 1000
 #define MLN_MAX_FORMULA_LITS 4096
+/* Limits of a load, the defaults of options that raise them (load
+ * --max-constants, --max-domain, --max-line; sqlift_limit()): constants
+ * in the database, constants of one type (declared or from evidence),
+ * bytes of one line of an evidence or query file.  Far above any shared
+ * dataset (Cora: 16,500 constants), they bound the time and memory a
+ * damaged or hostile input can take. */
+#define MLN_MAX_CONSTANTS 10000000
+#define MLN_MAX_DOMAIN 1000000
+#define MLN_MAX_LINE (1 << 20)
 
 enum mln_kind {
 	MLN_ATOM, MLN_EQ, MLN_NOT, MLN_AND, MLN_OR, MLN_IMPLIES, MLN_IFF,
@@ -78,6 +87,11 @@ struct mln_model {
  * message names file:line:column. */
 int mln_parse(const char *text, size_t len, const char *file,
     struct mln_model **out, struct err *e) WUR;
+/* As mln_parse, also refusing a domain declared with more than
+ * max_domain constants (load; mln_parse reads a stored model, which
+ * passed at its load). */
+int mln_parse_limited(const char *text, size_t len, const char *file,
+    long max_domain, struct mln_model **out, struct err *e) WUR;
 void mln_free(struct mln_model *m);
 
 /* Looks up or adds a constant; -1 on out of memory. */

@@ -4,6 +4,7 @@
  * name file:line:column. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ struct parser {
 	int nbound;            /* vars bound by an enclosing quantifier */
 	int depth;             /* nesting of '(', '!' and quantifiers */
 	int nlits;             /* literals so far */
+	long max_domain;       /* constants a domain declaration may give */
 };
 
 static int
@@ -914,6 +916,11 @@ parse_domain(struct parser *p)
 				return perr(p, hi, "'...' needs integers on both sides");
 			if (h - last_num > 10000000)
 				return perr(p, t, "range too large");
+			if (h - last_num > p->max_domain -
+			    (long)p->m->types.v[ty].consts.n)
+				return perr(p, hi, "domain of %.*s has more than %ld "
+				    "constants (raise the limit with --max-domain)",
+				    name->len, name->s, p->max_domain);
 			for (long k = last_num + 1; k <= h; k++) {
 				int c;
 				snprintf(buf, sizeof buf, "%ld", k);
@@ -926,6 +933,10 @@ parse_domain(struct parser *p)
 			int c;
 			if (t->len >= (int)sizeof buf)
 				return perr(p, t, "constant too long");
+			if ((long)p->m->types.v[ty].consts.n >= p->max_domain)
+				return perr(p, t, "domain of %.*s has more than %ld "
+				    "constants (raise the limit with --max-domain)",
+				    name->len, name->s, p->max_domain);
 			memcpy(buf, t->s, (size_t)t->len);
 			buf[t->len] = '\0';
 			if ((c = mln_const(p->m, buf)) < 0 ||
@@ -1022,12 +1033,51 @@ fail:
 	return rc;
 }
 
+/* Is the statement "[!]Pred(C1, ..., Cn)" with constants only and no
+ * weight, a line of an evidence file?  *literal: an argument is a number
+ * or a quoted string, which no declaration has. */
+static int
+ground_atom_stmt(const struct parser *p, int *literal)
+{
+	const struct token *k = p->toks.v;
+	size_t i = p->pos;
+
+	*literal = 0;
+	if (k[i].t == T_NOT)
+		i++;
+	if (i + 1 >= p->end || k[i].t != T_IDENT || k[i + 1].t != T_LP)
+		return 0;
+	for (i += 2; i < p->end; i += 2) {
+		if (k[i].t == T_NUM || k[i].t == T_STR)
+			*literal = 1;
+		else if (k[i].t != T_IDENT || is_var_name(&k[i]))
+			return 0;
+		if (i + 1 < p->end && k[i + 1].t == T_RP)
+			return i + 2 == p->end;
+		if (i + 1 >= p->end || k[i + 1].t != T_COMMA)
+			return 0;
+	}
+	return 0;
+}
+
 static int
 parse_statement(struct parser *p)
 {
 	const struct token *t = peek(p);
 	const struct token *t1 = &p->toks.v[p->pos + 1 < p->end ? p->pos + 1 : p->end];
+	const struct token *pt = t->t == T_NOT ? t1 : t;
+	int literal;
 
+	/* a ground atom of a declared predicate, a negated one, or one with
+	 * numbers or strings for arguments: a file of evidence */
+	if (ground_atom_stmt(p, &literal) && (t->t == T_NOT || literal ||
+	    smap_getn(&p->m->predmap, pt->s, (size_t)pt->len) >= 0)) {
+		const struct token *rp = &p->toks.v[p->end - 1];
+		int n = (int)(rp->s + rp->len - t->s);
+		return perr(p, t, "%.*s%s is a ground atom without a weight: "
+		    "this looks like evidence, not a model", n > 60 ? 60 : n, t->s,
+		    n > 60 ? "..." : "");
+	}
 	switch (t->t) {
 	case T_HASH:
 		return perr(p, t, "#include and other '#' directives are not "
@@ -1119,10 +1169,18 @@ int
 mln_parse(const char *text, size_t len, const char *file,
     struct mln_model **out, struct err *e)
 {
+	return mln_parse_limited(text, len, file, LONG_MAX, out, e);
+}
+
+int
+mln_parse_limited(const char *text, size_t len, const char *file,
+    long max_domain, struct mln_model **out, struct err *e)
+{
 	struct parser p = { 0 };
 	int rc;
 
 	*out = NULL;
+	p.max_domain = max_domain;
 	p.file = file;
 	p.e = e;
 	if (!(p.m = xcalloc(1, sizeof *p.m)) || !(p.m->file = xstrdup(file))) {

@@ -142,6 +142,7 @@ store_close(struct store *s)
 	free(s->type_names.v);
 	free(s->dom_bits.v);
 	free(s->dom_cap.v);
+	free(s->dom_n.v);
 	sqlite3_close(s->db);
 	if (s->created && !s->committed) {
 		/* a failed first load leaves no database behind */

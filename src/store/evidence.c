@@ -1,7 +1,8 @@
 /* evidence.c: constants and domain membership, and evidence atoms:
  * buffered, checked for contradictions and inserted in key order into the
- * ev_ tables; read back as domains, atoms and a fingerprint.  Statements
- * come from sql/evidence.sql, per-predicate ones are built here. */
+ * ev_ tables (or, while the evidence is replaced, handed to replace.c);
+ * read back as domains, atoms and a fingerprint.  Statements come from
+ * sql/evidence.sql, per-predicate ones are built here. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -30,7 +31,15 @@ evidence_dom_mark(struct store *s, int t, int64_t cid)
 	if (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)))
 		return 0;
 	s->dom_bits.v[t][cid / 8] |= (unsigned char)(1u << (cid % 8));
+	s->dom_n.v[t]++;
 	return 1;
+}
+
+void
+store_set_limits(struct store *s, int64_t max_constants, int64_t max_domain)
+{
+	s->max_constants = max_constants;
+	s->max_domain = max_domain;
 }
 
 int
@@ -41,6 +50,10 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 	int r;
 
 	if (cid < 0) {
+		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
+			return err_set(e, SQLIFT_EINPUT, "more than %lld constants "
+			    "(raise the limit with --max-constants)",
+			    (long long)s->max_constants);
 		sqlite3_bind_text(s->const_put, 1, name, (int)len, SQLITE_STATIC);
 		r = sqlite3_step(s->const_put);
 		sqlite3_reset(s->const_put);
@@ -55,6 +68,10 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 		return 0;
 	if ((r = evidence_dom_mark(s, t, cid)) < 0)
 		return err_oom(e);
+	if (r == 1 && s->max_domain > 0 && s->dom_n.v[t] > s->max_domain)
+		return err_set(e, SQLIFT_EINPUT, "the domain of %s has more than "
+		    "%lld constants (raise the limit with --max-domain)",
+		    s->type_names.v[t], (long long)s->max_domain);
 	if (r == 1) {
 		sqlite3_bind_int64(s->domain_put, 1, s->type_ids.v[t]);
 		sqlite3_bind_int64(s->domain_put, 2, cid);
@@ -72,6 +89,7 @@ evidence_free(struct store *s)
 	free(s->pend);
 	s->pend = NULL;
 	s->npend = 0;
+	replace_free(s);
 }
 
 static struct pend_atom *
@@ -136,8 +154,8 @@ contradiction(struct store *s, const struct pend_atom *a, struct err *e)
 /* Sorts the buffered atoms and inserts them: in key order the B-tree
  * stays warm in a small page cache, so memory does not grow with the
  * file.  Repeats are skipped; a contradiction is an error. */
-static int
-pend_flush(struct store *s, struct err *e)
+int
+evidence_flush(struct store *s, struct err *e)
 {
 	size_t n = s->npend;
 	int rc = 0;
@@ -156,6 +174,13 @@ pend_flush(struct store *s, struct err *e)
 		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
 			if (pend_at(s, i - 1)->truth != a->truth)
 				return contradiction(s, a, e);
+			continue;
+		}
+		if (s->rep) {
+			if ((r = replace_atom(s, a, e)) < 0)
+				return contradiction(s, a, e);
+			if (r > 0)
+				return r;
 			continue;
 		}
 		for (int k = 0; k < p->arity; k++)
@@ -191,13 +216,19 @@ store_atom_add(struct store *s, int pi, const char *const *args,
 
 	if (!s->pend && !(s->pend = xmalloc(PEND_CHUNK * s->pend_size)))
 		return err_oom(e);
-	if (s->npend == PEND_CHUNK && (rc = pend_flush(s, e)))
+	if (s->npend == PEND_CHUNK && (rc = evidence_flush(s, e)))
 		return rc;
 	a = pend_at(s, s->npend);
 	for (int i = 0; i < p->arity; i++)
 		if ((rc = evidence_const_add(s, model_type_index(s, p->types[i]), args[i],
-		    lens[i], &a->args[i], e)))
+		    lens[i], &a->args[i], e))) {
+			if (rc == SQLIFT_EINPUT) {
+				char msg[ERR_MAX];
+				snprintf(msg, sizeof msg, "%s", e->msg);
+				err_set(e, rc, "%s:%d: %s", file, line, msg);
+			}
 			return rc;
+		}
 	a->pred = pi;
 	a->truth = truth;
 	a->line = line;
@@ -213,7 +244,11 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = pend_flush(s, e)) || (rc = db_prep(s, sql_evfile_put, &st, e)))
+	if ((rc = evidence_flush(s, e)))
+		return rc;
+	if (s->rep)
+		return replace_file(s, path, atoms, e);
+	if ((rc = db_prep(s, sql_evfile_put, &st, e)))
 		return rc;
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, atoms);

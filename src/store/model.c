@@ -36,7 +36,7 @@ model_cache_free(struct store *s)
 	s->type_names.n = s->type_ids.n = 0;
 	for (size_t i = 0; i < s->dom_bits.n; i++)
 		free(s->dom_bits.v[i]);
-	s->dom_bits.n = s->dom_cap.n = 0;
+	s->dom_bits.n = s->dom_cap.n = s->dom_n.n = 0;
 	smap_free(&s->consts);
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
@@ -144,7 +144,8 @@ model_cache_load(struct store *s, struct err *e)
 			n = NULL;
 		}
 		if (!n || VEC_PUSH(s->type_ids, sqlite3_column_int64(st, 0)) < 0 ||
-		    VEC_PUSH(s->dom_bits, NULL) < 0 || VEC_PUSH(s->dom_cap, 0) < 0) {
+		    VEC_PUSH(s->dom_bits, NULL) < 0 || VEC_PUSH(s->dom_cap, 0) < 0 ||
+		    VEC_PUSH(s->dom_n, 0) < 0) {
 			sqlite3_finalize(st);
 			return err_oom(e);
 		}

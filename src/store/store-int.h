@@ -34,6 +34,8 @@ struct store {
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
+	VEC(int64_t) dom_n;    /* per type index: members marked */
+	int64_t max_constants, max_domain;  /* limits of a load */
 	sqlite3_stmt *const_put, *domain_put;
 	/* runs.c: prepared once per transaction, as runs add many rows */
 	sqlite3_stmt *marginal_put, *trace_put;
@@ -42,6 +44,8 @@ struct store {
 	unsigned char *pend;
 	size_t npend, pend_size;
 	int max_arity;
+	/* replace.c: set between store_replace_begin and _end */
+	struct replace *rep;
 	/* cubes.c: hypercube queries on one predicate and truth */
 	struct {
 		int pred, truth;
@@ -86,8 +90,20 @@ int evidence_dom_mark(struct store *s, int t, int64_t cid);
  * type index t. */
 int evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e) WUR;
-/* Drops the buffered atoms. */
+/* Inserts the buffered atoms (in key order); a contradiction among them
+ * or with the stored evidence is an error. */
+int evidence_flush(struct store *s, struct err *e) WUR;
+/* Drops the buffered atoms (and a replacement under way). */
 void evidence_free(struct store *s);
+
+/* replace.c, while s->rep is set: an atom of the new evidence (after
+ * repeats within a chunk are dropped): 0, -1 when the new files gave it
+ * the other truth before, or an error status; a file read. */
+int replace_atom(struct store *s, const struct pend_atom *a,
+    struct err *e) WUR;
+int replace_file(struct store *s, const char *path, int64_t atoms,
+    struct err *e) WUR;
+void replace_free(struct store *s);
 
 /* runs.c: finalizes the statements prepared once per transaction. */
 void runs_free(struct store *s);

@@ -64,9 +64,30 @@ const char *store_type_name(const struct store *s, int64_t type_id);
 int store_atom_add(struct store *s, int pred, const char *const *args,
     const size_t *lens, int truth, const char *file, int line,
     struct err *e) WUR;
+/* Limits for what follows (0: none): constants in the database, members
+ * of one type's domain; passing one is SQLIFT_ELIMIT at the atom's
+ * file:line. */
+void store_set_limits(struct store *s, int64_t max_constants,
+    int64_t max_domain);
 /* Inserts what is buffered and records the file as loaded. */
 int store_evfile_add(struct store *s, const char *path, int64_t atoms,
     struct err *e) WUR;
+
+/* Replacing the evidence: between store_replace_begin() and
+ * store_replace_end(), store_atom_add() and store_evfile_add() collect
+ * the new evidence (a contradiction is checked among the new atoms only);
+ * the end deletes the stored atoms the new files did not name, drops
+ * from the domains the constants that neither the evidence nor model m
+ * names, and rewrites evidence_files if its list changed.  Identical
+ * files write nothing. */
+struct store_replaced {
+	int64_t added, flipped, removed;
+	int changed;           /* evidence, domains or constants changed */
+	int files_changed;     /* evidence_files was rewritten */
+};
+int store_replace_begin(struct store *s, struct err *e) WUR;
+int store_replace_end(struct store *s, const struct mln_model *m,
+    struct store_replaced *out, struct err *e) WUR;
 
 /* Domains for inference: for each type of model m, its constants. */
 /* Fills dom[t] for every type t of m, and adds the model's declared and

@@ -27,6 +27,34 @@ START_TEST(test_bad_jobs)
 	job_bad("[load]\nmodel = m.mln\n", "[database] path is missing");
 	job_bad("[database]\npath = a.db\n[infer]\nqueries = A\n", "needs a method");
 	job_bad("[database]\npath = a.db\n[load]\nreplace = maybe\n", "bad.ini:4:");
+	job_bad("[database]\npath = a.db\n[load]\nreplace_evidence = 2\n",
+	    "bad.ini:4: replace_evidence is '2', expected true or false");
+	job_bad("[database]\npath = a.db\n[load]\ncsv_header = maybe\n",
+	    "bad.ini:4: csv_header is 'maybe', expected yes, no or auto");
+	job_bad("[database]\npath = a.db\n[load]\nmax_constants = 0\n",
+	    "bad.ini:4: max_constants is '0', expected a positive integer");
+	job_bad("[database]\npath = a.db\n[load]\nmax_line = 12x\n",
+	    "bad.ini:4: max_line is '12x'");
+	job_bad("[database]\npath = a.db\n[load]\nmax_domains = 5\n",
+	    "bad.ini:4: unknown key 'max_domains' in [load]");
+}
+END_TEST
+
+START_TEST(test_load_keys)
+{
+	struct job j;
+	struct err e = { 0 };
+
+	ck_assert_int_eq(job_read(tu_file("k.ini", "[database]\npath = x.db\n"
+	    "[load]\nreplace_evidence = yes\ncsv_header = NO\n"
+	    "max_constants = 7\nmax_domain = 8\nmax_line = 9\n"), &j, &e), 0);
+	ck_assert_int_eq(j.replace_evidence, 1);
+	ck_assert_int_eq(j.replace, 0);
+	ck_assert_int_eq(j.csv_header, SQLIFT_LOAD_CSV_NO_HEADER);
+	ck_assert_int_eq(j.limit[SQLIFT_LIMIT_CONSTANTS], 7);
+	ck_assert_int_eq(j.limit[SQLIFT_LIMIT_DOMAIN], 8);
+	ck_assert_int_eq(j.limit[SQLIFT_LIMIT_LINE], 9);
+	job_free(&j);
 }
 END_TEST
 
@@ -127,6 +155,7 @@ main(void)
 {
 	const TTest *const tests[] = {
 		test_bad_jobs,
+		test_load_keys,
 		test_paths_relative_to_job,
 		test_job_runs,
 		test_job_default_budget,

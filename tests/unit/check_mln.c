@@ -356,6 +356,39 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/* A file of ground atoms is evidence, not a model; a domain declaration
+ * stops at the load's limit. */
+START_TEST(test_evidence_and_domain_limit)
+{
+	struct mln_model *m = NULL;
+	struct err e = { 0 };
+	const char *big = "n = {1,...,7777778}\nP(n)\n";
+	const char *abc = "n = {A, B, C}\nP(n)\n";
+
+	parse_bad("Friends(Anna, Bob)\nFriends(Bob, Anna)\n", "t.mln:2:1: "
+	    "Friends(Bob, Anna) is a ground atom without a weight: this looks "
+	    "like evidence, not a model");
+	parse_bad("!Smokes(Anna)\n", "t.mln:1:1: !Smokes(Anna) is a ground");
+	parse_bad("Age(Anna, 31)\n", "t.mln:1:1: Age(Anna, 31) is a ground");
+	parse_bad("Name(\"A b\")\n", "is a ground atom");
+	/* weighted, hard, with variables, a declaration: a model */
+	mln_free(parse_ok("S(p)\n2 S(Anna)\nS(Bob).\nS(x)\n!S(x)\n"));
+	mln_free(parse_ok("Friends(Person, Person)\n1 Friends(x, y)\n"));
+	ck_assert_int_eq(mln_parse_limited(big, strlen(big), "t.mln", 1000000,
+	    &m, &e), SQLIFT_EINPUT);
+	ck_assert_str_eq(e.msg, "t.mln:1:12: domain of n has more than 1000000 "
+	    "constants (raise the limit with --max-domain)");
+	ck_assert_int_eq(mln_parse_limited(abc, strlen(abc), "t.mln", 2,
+	    &m, &e), SQLIFT_EINPUT);
+	ck_assert_str_eq(e.msg, "t.mln:1:12: domain of n has more than 2 "
+	    "constants (raise the limit with --max-domain)");
+	ck_assert_int_eq(mln_parse_limited(abc, strlen(abc), "t.mln", 3,
+	    &m, &e), 0);
+	ck_assert_int_eq(m->types.v[0].consts.n, 3);
+	mln_free(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -368,6 +401,7 @@ main(void)
 		test_clauses_exist,
 		test_parse_oom,
 		test_limits,
+		test_evidence_and_domain_limit,
 	};
 
 	return tu_main("mln", 0, tests, sizeof tests / sizeof *tests);
