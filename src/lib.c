@@ -10,6 +10,7 @@
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/infer.h"
+#include "infer/warn.h"
 #include "job/job.h"
 #include "mln/mln.h"
 #include "sample/lis.h"
@@ -18,10 +19,13 @@
 struct sqlift {
 	struct store *s;
 	struct err e;
+	sqlift_log_fn *log;    /* load's warnings; NULL: none */
+	void *log_arg;
 };
 
 /* Handed out when not even the handle can be allocated. */
-static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" } };
+static sqlift oom_handle = { NULL, { SQLIFT_ENOMEM, "out of memory" },
+    NULL, NULL };
 
 const char *
 sqlift_version(void)
@@ -49,6 +53,15 @@ sqlift_close(sqlift *db)
 		return;
 	store_close(db->s);
 	free(db);
+}
+
+void
+sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg)
+{
+	if (db == &oom_handle)
+		return;
+	db->log = fn;
+	db->log_arg = arg;
 }
 
 const char *
@@ -117,6 +130,7 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 		    (unsigned long long)fnv1a(FNV_INIT, text, len));
 		if ((rc = mln_parse(text, len, model_path, &m, e)))
 			goto done;
+		warn_load(m, db->log, db->log_arg);
 		if (old && strcmp(oldfp, fp) != 0 && !(flags & SQLIFT_LOAD_REPLACE)) {
 			rc = err_set(e, SQLIFT_EUSAGE, "%s: the database holds another "
 			    "model (%s); use --replace to replace it", model_path,
@@ -239,6 +253,8 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		return rc;
 	}
 	db = *db_out;
+	if (base && !db->log)
+		sqlift_set_log(db, base->log, base->log_arg);
 	if ((rc = store_begin(db->s, &db->e)) ||
 	    ((j.model || j.evidence.n) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,

@@ -25,6 +25,7 @@ run(int argc, char **argv)
 	if (argc - optind < 2)
 		return cli_usage(&cmd_load, "needs a database and a model");
 	rc = sqlift_open(argv[optind], SQLIFT_OPEN_CREATE, &db);
+	sqlift_set_log(db, cli_log, NULL);
 	if (!rc)
 		rc = sqlift_load(db, argv[optind + 1],
 		    (const char *const *)argv + optind + 2, argc - optind - 2, flags,

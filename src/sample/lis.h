@@ -63,6 +63,8 @@ struct lis_result {
 	size_t parts;          /* Z's independent parts */
 	size_t path_groups, pair_groups, count_groups;  /* groups not known,
 	                                                   by each way */
+	size_t unestimated;    /* groups whose samples all weighed 0: their
+	                          marginal is 0.5, their stderr NaN */
 	int interrupted;       /* lis_cancel stopped the drawing */
 };
 
