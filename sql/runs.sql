@@ -39,3 +39,10 @@ SELECT (SELECT count(*) FROM types), (SELECT count(*) FROM predicates),
 -- name: info_runs
 SELECT run_id, method, status, log_z, finished_at FROM runs
 ORDER BY run_id DESC LIMIT 5;
+
+-- name: info_runs_warned
+-- info_runs with the number of warnings of each run (version 6 on).
+SELECT run_id, method, status, log_z, finished_at,
+  CASE WHEN warnings IS NULL THEN 0
+  ELSE length(warnings) - length(replace(warnings, char(10), '')) + 1 END
+FROM runs ORDER BY run_id DESC LIMIT 5;
