@@ -516,6 +516,7 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 		goto done;
 	*log_z += b.k;
 	eng_get_stats(g, &st);
+	warn_engine(&r->w, &st, eng_order_name(eo.order));
 	buf_printf(stats, "{\"nodes\":%lld,\"cache_hits\":%lld,"
 	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
 	    "\"groundings\":%lld,\"largest_grounding\":%lld,\"order\":\"%s\","
@@ -579,6 +580,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	}
 	if ((rc = lis_run(b.t, &lo, lg, gr->v.n, res, e)))
 		goto done;
+	warn_engine(&r->w, &res->st, eng_order_name(lo.eo.order));
 	for (size_t k = 0; k < gr->v.n; k++) {
 		gr->v.v[k].p = lg[k].p;
 		gr->v.v[k].se = lg[k].stderr_p;

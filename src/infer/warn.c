@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "infer/warn.h"
+#include "sample/tunables.h"
 
 void
 warn_init(struct warns *w, sqlift_log_fn *log, void *log_arg)
@@ -129,6 +130,21 @@ warn_lis(struct warns *w, const struct lis_result *r, int64_t samples_asked,
 		    "weighed 0): %s marginal%s recorded as 0.5", r->unestimated,
 		    r->unestimated == 1 ? "" : "s", r->unestimated == 1 ? "its" :
 		    "their", r->unestimated == 1 ? " is" : "s are");
+}
+
+void
+warn_engine(struct warns *w, const struct eng_stats *st, const char *order)
+{
+	if (st->order_fallbacks > 0)
+		warn_add(w, "order %s fell back to population's at %lld search "
+		    "node%s of more than 64 atom classes", order,
+		    (long long)st->order_fallbacks,
+		    st->order_fallbacks == 1 ? "" : "s");
+	if (st->props_full > 0)
+		warn_add(w, "the adaptive proposals' tables are full (%zu "
+		    "cells): later sampled nodes drew from the fixed proposal "
+		    "(%lld lookups refused)", (size_t)PROP_CELLS,
+		    (long long)st->props_full);
 }
 
 void

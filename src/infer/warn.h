@@ -46,6 +46,10 @@ int warn_zero_weights(struct warns *w, const struct mln_model *m,
  * was drawn), fewer samples than asked, groups without an estimate. */
 void warn_lis(struct warns *w, const struct lis_result *r,
     int64_t samples_asked, double max_seconds);
+/* After the search (exact or sampled): the fallbacks it took, from its
+ * statistics; order: the order asked for, by name. */
+void warn_engine(struct warns *w, const struct eng_stats *st,
+    const char *order);
 /* For the samplers of several chains: R-hat above WARN_RHAT_MAX. */
 void warn_rhat(struct warns *w, const char *what, double rhat);
 

@@ -506,6 +506,8 @@ stats_add(struct eng_stats *a, const struct eng_stats *b)
 	a->exact_fails += b->exact_fails;
 	a->enumerations += b->enumerations;
 	a->flat_parts += b->flat_parts;
+	a->order_fallbacks += b->order_fallbacks;
+	a->props_full += b->props_full;
 }
 
 /* Group k's path estimate over all streams: the weighted mean of its
