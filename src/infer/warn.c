@@ -130,6 +130,13 @@ warn_lis(struct warns *w, const struct lis_result *r, int64_t samples_asked,
 		    "weighed 0): %s marginal%s recorded as 0.5", r->unestimated,
 		    r->unestimated == 1 ? "" : "s", r->unestimated == 1 ? "its" :
 		    "their", r->unestimated == 1 ? " is" : "s are");
+	if (r->one_sided > 0)
+		warn_add(w, "%zu query group%s marginal%s, 0 or 1 with a "
+		    "standard error of 0, from one side of %s: every sample of "
+		    "the other side weighed 0; draw more samples, unless a hard "
+		    "formula forces the atom", r->one_sided, r->one_sided == 1 ?
+		    " has its" : "s have their", r->one_sided == 1 ? "" : "s",
+		    r->one_sided == 1 ? "its pair" : "their pairs");
 }
 
 void

@@ -583,7 +583,8 @@ streams(const struct lis_opts *o)
 /* Each group's marginal over all streams: known, tracked in Z's samples
  * (path_result), or the pair Z(atom) / (Z(atom) + Z(not atom)) with the
  * delta method's standard error; res->unestimated counts those left at
- * 0.5.  -1 when out of memory. */
+ * 0.5, res->one_sided those by pairs with one side 0 in every sample.
+ * -1 when out of memory. */
 static int
 group_results(const struct stream *s, int nt, struct lis_group *gr,
     size_t ngr, struct lis_result *res)
@@ -613,6 +614,8 @@ group_results(const struct stream *s, int nt, struct lis_group *gr,
 		}
 		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
 		gr[i].p = p;
+		res->one_sided += res->st.draws && (la == -INFINITY ||
+		    lb == -INFINITY);
 		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
 		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
 		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);

@@ -78,19 +78,24 @@ START_TEST(test_lis_other)
 	struct warns w;
 
 	r.unestimated = 2;
+	r.one_sided = 3;
 	warn_init(&w, log_line, &l);
 	warn_lis(&w, &r, 5000, 2.5);   /* 1000 of 5000 asked */
-	ck_assert_int_eq(w.n, 2);
+	ck_assert_int_eq(w.n, 3);
 	ck_assert_str_eq(warn_text(&w), "lis drew 1000 of the 5000 samples "
 	    "asked: --max-seconds 2.5 stopped it\n2 query groups got no "
 	    "estimate (every sample weighed 0): their marginals are recorded "
-	    "as 0.5");
-	ck_assert_int_eq(l.n, 2);
+	    "as 0.5\n3 query groups have their marginals, 0 or 1 with a "
+	    "standard error of 0, from one side of their pairs: every sample "
+	    "of the other side weighed 0; draw more samples, unless a hard "
+	    "formula forces the atom");
+	ck_assert_int_eq(l.n, 3);
 	ck_assert_str_eq(l.lines[0], "warning: lis drew 1000 of the 5000 "
 	    "samples asked: --max-seconds 2.5 stopped it");
 	warn_free(&w);
 	/* interrupted, or no time limit: not a shortfall */
 	r.unestimated = 0;
+	r.one_sided = 0;
 	r.interrupted = 1;
 	warn_init(&w, NULL, NULL);
 	warn_lis(&w, &r, 5000, 2.5);
