@@ -708,9 +708,13 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	if (target_result(s, nt, 0, &res->log_z, &res->stderr_lz, &res->ess) < 0)
 		goto oom;
 	if (res->log_z == -INFINITY) {
+		/* a drawn sample of weight 0 may only have missed the worlds
+		 * the hard formulas allow */
 		rc = err_set(e, SQLIFT_EZERO, "Z = 0 in all %lld samples: the hard "
-		    "formulas contradict each other or the evidence",
-		    (long long)total);
+		    "formulas contradict each other or the evidence%s",
+		    (long long)total, res->st.draws ? ", or the samples missed "
+		    "every world they allow (draw more, or use the adaptive "
+		    "proposal; exact says which)" : "");
 		goto done;
 	}
 	if (trace(s, nt, rounds, res) < 0)
