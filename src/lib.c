@@ -10,6 +10,7 @@
 #include "evidence/cube.h"
 #include "evidence/evidence.h"
 #include "infer/infer.h"
+#include "infer/warn.h"
 #include "job/job.h"
 #include "mln/mln.h"
 #include "sample/lis.h"
@@ -54,6 +55,15 @@ sqlift_close(sqlift *db)
 		return;
 	store_close(db->s);
 	free(db);
+}
+
+void
+sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg)
+{
+	if (db == &oom_handle)
+		return;
+	db->log = fn;
+	db->log_arg = arg;
 }
 
 const char *
@@ -108,15 +118,6 @@ sqlift_limit(sqlift *db, int which, int64_t value)
 	if (value > 0)
 		db->limit[which] = value;
 	return old;
-}
-
-void
-sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg)
-{
-	if (db == &oom_handle)
-		return;
-	db->log = fn;
-	db->log_arg = arg;
 }
 
 /* The evidence files into the store: appended, or replacing what is
@@ -189,6 +190,7 @@ load_tx(sqlift *db, const char *model_path, const char *const *ev, int nev,
 		if ((rc = mln_parse_limited(text, len, model_path,
 		    (long)sqlift_limit(db, SQLIFT_LIMIT_DOMAIN, 0), &m, e)))
 			goto done;
+		warn_load(m, db->log, db->log_arg);
 		if (old && strcmp(oldfp, fp) != 0 && !(flags & SQLIFT_LOAD_REPLACE)) {
 			rc = err_set(e, SQLIFT_EUSAGE, "%s: the database holds another "
 			    "model (%s); use --replace to replace it", model_path,
@@ -332,7 +334,7 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 	db = *db_out;
 	for (int i = 0; i < 3; i++)
 		sqlift_limit(db, i, j.limit[i]);
-	if (base)
+	if (base && !db->log)
 		sqlift_set_log(db, base->log, base->log_arg);
 	if ((rc = store_begin(db->s, &db->e)) ||
 	    ((j.model || j.evidence.n || j.replace_evidence) &&

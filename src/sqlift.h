@@ -106,14 +106,18 @@ struct sqlift_progress {
  * library itself never writes to stderr (as curl's progress function). */
 typedef void sqlift_progress_fn(void *arg, const struct sqlift_progress *p);
 /* Called with each line (no newline) of a run's summary, when the
- * verbose option is set. */
+ * verbose option is set, and with each warning of a run, always: a line
+ * that starts "warning: " (also in runs.warnings, without the prefix). */
 typedef void sqlift_log_fn(void *arg, const char *line);
-/* Where load writes its notes (a CSV header row skipped); NULL: nowhere. */
-void sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg);
 void sqlift_infer_opts_set_progress(sqlift_infer_opts *o,
     sqlift_progress_fn *fn, void *arg);
 void sqlift_infer_opts_set_log(sqlift_infer_opts *o, sqlift_log_fn *fn,
     void *arg);
+/* sqlift_load()'s notes (a CSV header row skipped) and warnings (a model
+ * with formulas of weight 0) go to fn,
+ * a line each starting "warning: "; NULL (the default): nowhere.  A job
+ * (sqlift_run_job_opts) lends its base's log function to its load. */
+void sqlift_set_log(sqlift *db, sqlift_log_fn *fn, void *arg);
 
 /* One option, as listed by sqlift_infer_option_next(): the table that
  * the job keys, `sqlift infer`'s options and its --help come from. */

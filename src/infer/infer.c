@@ -18,6 +18,7 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "infer/warn.h"
 #include "sample/lis.h"
 #include "lifted/engine.h"
 #include "lifted/theory.h"
@@ -34,6 +35,7 @@ struct run {
 	struct query_list q;
 	unsigned char *is_query;  /* per ground atom */
 	double max_seconds;    /* for building the theory too */
+	struct warns w;        /* infer_run's, for runs.warnings */
 	struct err *e;
 };
 
@@ -170,6 +172,7 @@ run_free(struct run *r)
 	free(r->forced_ow);
 	free(r->is_query);
 	query_list_free(&r->q);
+	warn_free(&r->w);
 }
 
 /* Reads and parses the stored model, the queries, and decides open and
@@ -513,6 +516,7 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 		goto done;
 	*log_z += b.k;
 	eng_get_stats(g, &st);
+	warn_engine(&r->w, &st, eng_order_name(eo.order));
 	buf_printf(stats, "{\"nodes\":%lld,\"cache_hits\":%lld,"
 	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
 	    "\"groundings\":%lld,\"largest_grounding\":%lld,\"order\":\"%s\","
@@ -576,6 +580,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	}
 	if ((rc = lis_run(b.t, &lo, lg, gr->v.n, res, e)))
 		goto done;
+	warn_engine(&r->w, &res->st, eng_order_name(lo.eo.order));
 	for (size_t k = 0; k < gr->v.n; k++) {
 		gr->v.v[k].p = lg[k].p;
 		gr->v.v[k].se = lg[k].stderr_p;
@@ -783,7 +788,7 @@ run_texts(const struct run *r, const struct sqlift_infer_opts *o,
 struct infer_failure {
 	struct store_run row;
 	struct buf params, qtext;
-	char *model_fp, *started, *error, *job_file;
+	char *model_fp, *started, *error, *job_file, *warnings;
 	char evfp[17];
 };
 
@@ -798,6 +803,7 @@ infer_failure_free(struct infer_failure *f)
 	free(f->started);
 	free(f->error);
 	free(f->job_file);
+	free(f->warnings);
 	free(f);
 }
 
@@ -824,8 +830,10 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 		goto fail;
 	if (run_texts(r, o, &f->params, &f->qtext) ||
 	    !(f->error = xstrdup(r->e->msg)) ||
-	    (o->job_path && !(f->job_file = xstrdup(o->job_path))))
+	    (o->job_path && !(f->job_file = xstrdup(o->job_path))) ||
+	    (warn_text(&r->w) && !(f->warnings = xstrdup(warn_text(&r->w)))))
 		goto fail;
+	f->row.warnings = f->warnings;
 	f->row.method = o->method;  /* o outlives f: both end in infer_commit */
 	f->row.status = r->e->status == SQLIFT_EINTR ? "interrupted" :
 	    "failed";
@@ -881,6 +889,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	*failed = NULL;
 	r.s = s;
 	r.e = e;
+	warn_init(&r.w, o->log, o->log_arg);
 	buf_init(&params);
 	buf_init(&qtext);
 	buf_init(&stats);
@@ -899,13 +908,16 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		rc = err_oom(e);
 		goto done;
 	}
-	if ((rc = run_setup(&r, o, &text, &path, &fp)))
+	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
+	    (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
 		goto done;
 	if (exact)
 		rc = exact_solve(&r, o, &log_z, &gr, &rows, &stats);
-	else if (lis)
+	else if (lis) {
 		rc = lis_solve(&r, o, lis == 2, &log_z, &gr, &rows, &stats, &lr);
-	else
+		if (!rc)
+			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
+	} else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
 	if (rc || ((exact || lis) && (rc = count_unknown(&r, &unknown))))
 		goto done;
@@ -928,6 +940,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	row.unknown_atoms = unknown;
 	row.query_atoms = (int64_t)rows.n;
 	row.stats = stats.s;
+	row.warnings = warn_text(&r.w);
 	if (lis) {
 		row.samples = lr.samples;
 		row.log_z_stderr = lr.stderr_lz;

@@ -123,6 +123,12 @@ static const struct opt table[] = {
 	{ { "result", "result", 'r', "FILE", "a file", "none",
 	    "also write Alchemy-style results to FILE\n" },
 	    OPT_PATH, OFF(result_path), 0, 0, NULL, 0, NULL },
+	{ { "allow_zero_weights", "allow-zero-weights", 0, NULL, "true, false",
+	    "false",
+	    "run a model whose formulas all weigh 0\n"
+	    "(refused otherwise: a formula without a\n"
+	    "weight weighs 0, as in Alchemy)\n" },
+	    OPT_FLAG, OFF(allow_zero_weights), 0, 1, NULL, 0, NULL },
 	{ { "verbose", "verbose", 'v', NULL, "true, false", "false",
 	    "print a summary of the run on stderr\n" },
 	    OPT_FLAG, OFF(verbose), 0, 1, NULL, 0, NULL },

@@ -20,6 +20,7 @@ struct sqlift_infer_opts {
 	const char *result_path; /* Alchemy-style .result file, or NULL */
 	const char *job_path;    /* recorded in the run row, or NULL */
 	int verbose;             /* summary lines to log */
+	int allow_zero_weights;  /* run a model whose formulas all weigh 0 */
 	/* exact: */
 	const char *order;       /* min-table (NULL), population,
 	                            rel-min-fill, min-fill */

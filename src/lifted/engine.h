@@ -64,6 +64,11 @@ struct eng_stats {
 	int64_t exact_tries, exact_fails;  /* subtheories tried exactly */
 	int64_t enumerations;      /* small ground parts enumerated (tries too) */
 	int64_t flat_parts;        /* target parts drawn from a flat copy */
+	/* fallbacks, for the run's warnings (not in runs.stats): */
+	int64_t order_fallbacks;   /* nodes of more than 64 atom classes,
+	                              where the order is population's */
+	int64_t props_full;        /* adaptive proposals refused: their
+	                              tables are full (PROP_CELLS) */
 };
 
 struct eng;

@@ -530,6 +530,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 		goto done;
 	if (power(g, t, &ix, out, &rc))
 		goto store;
+	/* order_pick's rules see at most 64 classes */
+	if (!batch && ix.ncls > 64 && g->o.order != ENG_POPULATION)
+		g->st.order_fallbacks++;
 	cls = batch ? first : order_pick(g, t, &ix);
 	if (cls < 0) {
 		rc = err_oom(g->e);

@@ -65,6 +65,8 @@ struct mln_formula {
 	struct mln_node *root;
 	double weight;         /* log weight of each true grounding */
 	int hard;              /* hard formula: weight is infinite */
+	int unweighted;        /* soft, written without a weight: weight 0,
+	                          as in Alchemy */
 	int nvars;
 	char **vars;           /* variable names */
 	int *vartypes;         /* type of each variable */

@@ -792,6 +792,7 @@ parse_formula_stmt(struct parser *p)
 		next(p);
 		t = peek(p);
 	}
+	f.unweighted = first->t != T_NUM && !f.hard;
 	if (t->t == T_RP) {
 		rc = perr(p, t, "unbalanced parentheses: ')' without '('");
 		goto fail;

@@ -506,12 +506,14 @@ stats_add(struct eng_stats *a, const struct eng_stats *b)
 	a->exact_fails += b->exact_fails;
 	a->enumerations += b->enumerations;
 	a->flat_parts += b->flat_parts;
+	a->order_fallbacks += b->order_fallbacks;
+	a->props_full += b->props_full;
 }
 
 /* Group k's path estimate over all streams: the weighted mean of its
  * expectations (weights: its part's), and the ratio estimator's
- * standard error. */
-static void
+ * standard error; 1 when no sample weighed anything (0.5, NaN). */
+static int
 path_result(const struct stream *s, int nt, size_t k, double *p,
     double *se)
 {
@@ -535,11 +537,12 @@ path_result(const struct stream *s, int nt, size_t k, double *p,
 	if (w == 0) {
 		*p = 0.5;
 		*se = NAN;
-		return;
+		return 1;
 	}
 	*p = a / w;
 	v = (b - 2 * *p * c + *p * *p * w2) / (w * w);
 	*se = sqrt(v > 0 ? v : 0);
+	return 0;
 }
 
 /* Target i's estimate over all streams. */
@@ -579,10 +582,12 @@ streams(const struct lis_opts *o)
 
 /* Each group's marginal over all streams: known, tracked in Z's samples
  * (path_result), or the pair Z(atom) / (Z(atom) + Z(not atom)) with the
- * delta method's standard error.  -1 when out of memory. */
+ * delta method's standard error; res->unestimated counts those left at
+ * 0.5, res->one_sided those by pairs with one side 0 in every sample.
+ * -1 when out of memory. */
 static int
 group_results(const struct stream *s, int nt, struct lis_group *gr,
-    size_t ngr, const struct lis_result *res)
+    size_t ngr, struct lis_result *res)
 {
 	for (size_t i = 0; i < ngr; i++) {
 		double la, sa, lb, sb, ess, p;
@@ -592,7 +597,8 @@ group_results(const struct stream *s, int nt, struct lis_group *gr,
 			continue;
 		}
 		if (s[0].slot[i] >= 0) {
-			path_result(s, nt, i, &gr[i].p, &gr[i].stderr_p);
+			res->unestimated += (size_t)path_result(s, nt, i, &gr[i].p,
+			    &gr[i].stderr_p);
 			if (!res->st.draws)
 				gr[i].stderr_p = 0;
 			continue;
@@ -603,10 +609,13 @@ group_results(const struct stream *s, int nt, struct lis_group *gr,
 		if (la == -INFINITY && lb == -INFINITY) {
 			gr[i].p = 0.5;
 			gr[i].stderr_p = NAN;
+			res->unestimated++;
 			continue;
 		}
 		p = la == -INFINITY ? 0 : 1 / (1 + exp(lb - la));
 		gr[i].p = p;
+		res->one_sided += res->st.draws && (la == -INFINITY ||
+		    lb == -INFINITY);
 		sa = la == -INFINITY || isnan(sa) || !res->st.draws ? 0 : sa;
 		sb = lb == -INFINITY || isnan(sb) || !res->st.draws ? 0 : sb;
 		gr[i].stderr_p = p * (1 - p) * sqrt(sa * sa + sb * sb);
@@ -699,9 +708,13 @@ lis_run(const struct ct_theory *t, const struct lis_opts *o,
 	if (target_result(s, nt, 0, &res->log_z, &res->stderr_lz, &res->ess) < 0)
 		goto oom;
 	if (res->log_z == -INFINITY) {
+		/* a drawn sample of weight 0 may only have missed the worlds
+		 * the hard formulas allow */
 		rc = err_set(e, SQLIFT_EZERO, "Z = 0 in all %lld samples: the hard "
-		    "formulas contradict each other or the evidence",
-		    (long long)total);
+		    "formulas contradict each other or the evidence%s",
+		    (long long)total, res->st.draws ? ", or the samples missed "
+		    "every world they allow (draw more, or use the adaptive "
+		    "proposal; exact says which)" : "");
 		goto done;
 	}
 	if (trace(s, nt, rounds, res) < 0)

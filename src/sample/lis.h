@@ -63,6 +63,12 @@ struct lis_result {
 	size_t parts;          /* Z's independent parts */
 	size_t path_groups, pair_groups, count_groups;  /* groups not known,
 	                                                   by each way */
+	size_t unestimated;    /* groups whose samples all weighed 0: their
+	                          marginal is 0.5, their stderr NaN */
+	size_t one_sided;      /* groups by pairs with one side's samples all
+	                          0 while drawing: their marginal is 0 or 1
+	                          with a stderr of 0, maybe for want of
+	                          samples */
 	int interrupted;       /* lis_cancel stopped the drawing */
 };
 

@@ -87,8 +87,10 @@ prop_get(struct eng *g, uint64_t h, int64_t n)
 	for (i = (h ^ (uint64_t)n) & mask; g->smp->props[i].n >= 0; i = (i + 1) & mask)
 		if (g->smp->props[i].h == h && g->smp->props[i].n == n)
 			return &g->smp->props[i];
-	if (g->smp->prop_cells + (size_t)n + 1 > PROP_CELLS)
+	if (g->smp->prop_cells + (size_t)n + 1 > PROP_CELLS) {
+		g->st.props_full++;  /* the caller draws from a fixed proposal */
 		return NULL;
+	}
 	p = &g->smp->props[i];
 	memset(p, 0, sizeof *p);
 	p->lsum = xmalloc(((size_t)n + 1) * sizeof *p->lsum);

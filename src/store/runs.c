@@ -67,7 +67,7 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		sqlite3_bind_text(st, 15, r->stats, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 15);
-	/* 10, 11 and 16-20 stay NULL (unbound) unless set; 16-19 are set
+	/* 10, 11 and 16-21 stay NULL (unbound) unless set; 16-19 are set
 	 * when the method sampled */
 	if (r->samples > 0) {
 		bind_real(st, 16, r->log_z_stderr);
@@ -78,6 +78,8 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 	}
 	if (r->error)
 		sqlite3_bind_text(st, 20, r->error, -1, SQLITE_STATIC);
+	if (r->warnings && *r->warnings)
+		sqlite3_bind_text(st, 21, r->warnings, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -205,17 +207,14 @@ store_info(struct store *s, FILE *out, struct err *e)
 {
 	sqlite3_stmt *st;
 	char *text, *path, *fp;
+	int64_t ver = 0;
 	int rc;
 
 	if ((rc = store_model_get(s, &text, &path, &fp, e)))
 		return rc;
-	{
-		int64_t ver = 0;
-		if ((rc = db_int(s, sql_user_version, &ver, e)))
-			return rc;
-		fprintf(out, "database: %s (schema %lld)\n", s->path,
-		    (long long)ver);
-	}
+	if ((rc = db_int(s, sql_user_version, &ver, e)))
+		return rc;
+	fprintf(out, "database: %s (schema %lld)\n", s->path, (long long)ver);
 	if (text)
 		fprintf(out, "model: %s (fingerprint %s)\n", path, fp);
 	else
@@ -253,14 +252,21 @@ store_info(struct store *s, FILE *out, struct err *e)
 		fprintf(out, "): %lld evidence atoms (%lld true, %lld false)\n",
 		    (long long)n, (long long)t, (long long)(n - t));
 	}
-	if ((rc = db_prep(s, sql_info_runs, &st, e)))
+	/* runs.warnings from version 6 on */
+	if ((rc = db_prep(s, ver >= 6 ? sql_info_runs_warned : sql_info_runs,
+	    &st, e)))
 		return rc;
 	while (sqlite3_step(st) == SQLITE_ROW) {
+		int nw = ver >= 6 ? sqlite3_column_int(st, 5) : 0;
 		fprintf(out, "run %lld: %s %s", (long long)sqlite3_column_int64(st, 0),
 		    sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
 			fprintf(out, " log Z = %.10g", sqlite3_column_double(st, 3));
-		fprintf(out, " at %s\n", sqlite3_column_text(st, 4));
+		fprintf(out, " at %s", sqlite3_column_text(st, 4));
+		if (nw > 0)
+			fprintf(out, ", %d warning%s (runs.warnings)", nw,
+			    nw == 1 ? "" : "s");
+		fputc('\n', out);
 	}
 	sqlite3_finalize(st);
 	return 0;
