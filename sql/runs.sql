@@ -6,10 +6,10 @@
 INSERT INTO runs (method, status, log_z, seed, parameters, queries, job_file,
   model_fingerprint, evidence_fingerprint, unknown_atoms, query_atoms,
   started_at, finished_at, seconds, sqlift_version, stats,
-  log_z_stderr, samples, ess, proposal, error)
+  log_z_stderr, samples, ess, proposal, error, warnings)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
   strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-  ?20);
+  ?20, ?21);
 
 -- name: marginal_put
 INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id)

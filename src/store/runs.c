@@ -67,7 +67,7 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		sqlite3_bind_text(st, 15, r->stats, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 15);
-	/* 10, 11 and 16-20 stay NULL (unbound) unless set; 16-19 are set
+	/* 10, 11 and 16-21 stay NULL (unbound) unless set; 16-19 are set
 	 * when the method sampled */
 	if (r->samples > 0) {
 		bind_real(st, 16, r->log_z_stderr);
@@ -78,6 +78,8 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 	}
 	if (r->error)
 		sqlite3_bind_text(st, 20, r->error, -1, SQLITE_STATIC);
+	if (r->warnings && *r->warnings)
+		sqlite3_bind_text(st, 21, r->warnings, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)

@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store;
 
@@ -88,6 +88,7 @@ struct store_run {
 	const char *method, *status, *parameters, *queries, *job_file;
 	const char *model_fp, *evidence_fp, *started_at;
 	const char *error;     /* a failed run's message, or NULL */
+	const char *warnings;  /* one warning a line, or NULL for none */
 	double log_z;          /* NaN stores NULL */
 	uint64_t seed;
 	int64_t unknown_atoms, query_atoms;  /* negative stores NULL */

@@ -395,6 +395,7 @@ START_TEST(test_migration_from_v3)
 	    "INSERT INTO run_marginals VALUES (1, 'Smokes', 'Smokes(Anna)', 1, "
 	    "NULL), (1, 'Smokes', 'Smokes(Bob)', 0.25, 0); "
 	    "ALTER TABLE runs DROP COLUMN error; "
+	    "ALTER TABLE runs DROP COLUMN warnings; "
 	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h3);
 	/* reading does not migrate: a version 3 run has no trace */
@@ -414,8 +415,8 @@ START_TEST(test_migration_from_v3)
 	    "marginals ORDER BY atom)",
 	    "Smokes(Anna)=1.0/NULL/NULL Smokes(Bob)=0.25/0/NULL");
 	ck_sql_text(db, "SELECT quote(samples) || quote(log_z_stderr) || "
-	    "quote(ess) || quote(proposal) || quote(stats) FROM runs",
-	    "NULLNULLNULLNULLNULL");
+	    "quote(ess) || quote(proposal) || quote(stats) || quote(error) || "
+	    "quote(warnings) FROM runs", "NULLNULLNULLNULLNULLNULLNULL");
 	ck_sql_text(db, "SELECT quote(stderr) FROM run_groups", "NULL");
 	ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM run_trace"), 0, 0);
 	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
@@ -450,7 +451,8 @@ START_TEST(test_migration_blocks)
 	    "(type_id, const_id)) WITHOUT ROWID; INSERT INTO b4 (type_id, block, "
 	    "const_id) SELECT type_id, block, const_id FROM blocks; DROP TABLE "
 	    "blocks; ALTER TABLE b4 RENAME TO blocks; ALTER TABLE runs DROP "
-	    "COLUMN error; PRAGMA user_version = 4",
+	    "COLUMN error; ALTER TABLE runs DROP COLUMN warnings; "
+	    "PRAGMA user_version = 4",
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h4);
 	got = sql_text(db, "PRAGMA integrity_check");
