@@ -112,6 +112,8 @@ store_open(const char *path, int create, struct store **out, struct err *e)
 		return err_set(e, SQLIFT_EDB, "%s: cannot open database: %s", path,
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
 	}
+	if (views_register(s) < 0)
+		return err_set(e, SQLIFT_EDB, "%s: %s", path, sqlite3_errmsg(s->db));
 	sqlite3_busy_timeout(s->db, 1000);
 	sqlite3_exec(s->db, sql_cache_size, NULL, NULL, NULL);
 	sqlite3_extended_result_codes(s->db, 1);
@@ -171,7 +173,7 @@ store_begin(struct store *s, struct err *e)
 	/* migrations[v] takes a database from version v to v + 1 */
 	static const char *const migrations[] = {
 		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4,
-		sql_migrate5, sql_migrate6
+		sql_migrate5, sql_migrate6, sql_migrate7
 	};
 	_Static_assert(sizeof migrations / sizeof *migrations ==
 	    STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -183,7 +185,10 @@ store_begin(struct store *s, struct err *e)
 	for (int64_t v = ver < 0 ? 0 : ver; v < STORE_SCHEMA_VERSION; v++)
 		if ((rc = db_exec(s, migrations[v], e)))
 			return rc;
-	return model_cache_load(s, e);
+	if ((rc = model_cache_load(s, e)))
+		return rc;
+	/* a database from before version 7 has no predicate views yet */
+	return ver < 7 ? views_sync(s, e) : 0;
 }
 
 /* A read transaction on a database that holds a model; *ver its schema. */

@@ -89,6 +89,16 @@ int evidence_const_add(struct store *s, int t, const char *name, size_t len,
 /* Drops the buffered atoms. */
 void evidence_free(struct store *s);
 
+/* views.c */
+/* Registers sqlift_args(predicate, atom) on the connection (the JSON
+ * array of the atom's constants that fills run_marginals.args); -1 on
+ * failure. */
+int views_register(struct store *s) WUR;
+/* Makes the views marginals_<predicate> of the catalogue's predicates
+ * what they should be (creates, replaces, drops the stale ones); leaves
+ * alone what is as it should be and objects it did not make. */
+int views_sync(struct store *s, struct err *e) WUR;
+
 /* runs.c: finalizes the statements prepared once per transaction. */
 void runs_free(struct store *s);
 
