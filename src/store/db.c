@@ -187,8 +187,9 @@ store_begin(struct store *s, struct err *e)
 			return rc;
 	if ((rc = model_cache_load(s, e)))
 		return rc;
-	/* a database from before version 7 has no predicate views yet */
-	return ver < 7 ? views_sync(s, e) : 0;
+	/* a database from before version 7, or with a view dropped or made
+	 * by another sqlift, gets the views of this one; usually a no-op */
+	return views_sync(s, e);
 }
 
 /* A read transaction on a database that holds a model; *ver its schema. */

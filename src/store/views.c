@@ -119,7 +119,8 @@ static int
 taken(char *const *v, size_t n, const char *name)
 {
 	if (!sqlite3_stricmp(name, "run_id") ||
-	    !sqlite3_stricmp(name, "probability"))
+	    !sqlite3_stricmp(name, "probability") ||
+	    !sqlite3_stricmp(name, "atom"))
 		return 1;
 	for (size_t i = 0; i < n; i++)
 		if (v[i] && !sqlite3_stricmp(v[i], name))
@@ -174,10 +175,12 @@ view_sql(const struct store *s, const struct store_pred *p, const char *name,
 			ident(b, "", cols[i]);
 		}
 	}
-	buf_puts(b, ", probability) AS SELECT run_id");
+	/* atom: a join on it (two runs) seeks run_marginals' key, where one
+	 * on the arguments scans */
+	buf_puts(b, ", probability, atom) AS SELECT run_id");
 	for (int i = 0; i < p->arity; i++)
 		buf_printf(b, ", json_extract(args, '$[%d]')", i);
-	buf_puts(b, ", probability FROM run_marginals WHERE predicate = ");
+	buf_puts(b, ", probability, atom FROM run_marginals WHERE predicate = ");
 	db_literal(b, p->name);
 	for (int i = 0; i < p->arity; i++)
 		free(cols[i]);

@@ -430,7 +430,7 @@ START_TEST(test_migration_from_v3)
 	    "person)", "1:Anna=1.0 1:Bob=0.25");
 	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
 	    "pragma_table_info('marginals_Friends')",
-	    "run_id,person1,person2,probability");
+	    "run_id,person1,person2,probability,atom");
 }
 END_TEST
 
