@@ -157,6 +157,8 @@ START_TEST(test_migration_from_v1)
 	    "COLUMN samples; ALTER TABLE runs DROP COLUMN ess; ALTER TABLE runs "
 	    "DROP COLUMN proposal; ALTER TABLE runs DROP COLUMN stats; "
 	    "ALTER TABLE runs DROP COLUMN error; "
+	    "ALTER TABLE runs DROP COLUMN warnings; DROP VIEW marginals_S; "
+	    "ALTER TABLE run_marginals DROP COLUMN args; "
 	    "ALTER TABLE run_marginals DROP COLUMN group_id; CREATE VIEW "
 	    "marginals (run_id, predicate, atom, probability) AS SELECT run_id, "
 	    "predicate, atom, probability FROM run_marginals; PRAGMA "
