@@ -145,8 +145,9 @@ store_close(struct store *s)
 	free(s->dom_bits.v);
 	free(s->dom_cap.v);
 	sqlite3_close(s->db);
-	if (s->created && !s->committed) {
-		/* a failed first load leaves no database behind */
+	if (s->created && !s->committed && *s->path) {
+		/* a failed first load leaves no database behind ("": SQLite's
+		 * private temporary database, which has no name to remove) */
 		char j[4096];
 		unlink(s->path);
 		snprintf(j, sizeof j, "%s-journal", s->path);
