@@ -101,10 +101,9 @@ views_register(struct store *s)
 
 /* Appends name as an SQL identifier in double quotes. */
 static void
-ident(struct buf *b, const char *prefix, const char *name)
+ident(struct buf *b, const char *name)
 {
 	buf_puts(b, "\"");
-	buf_puts(b, prefix);
 	for (; *name; name++) {
 		if (*name == '"')
 			buf_puts(b, "\"");
@@ -113,15 +112,10 @@ ident(struct buf *b, const char *prefix, const char *name)
 	buf_puts(b, "\"");
 }
 
-/* Is name one of v[0..n) or a fixed column, ignoring ASCII case as SQL
- * identifiers do? */
+/* Is name one of v[0..n), ignoring ASCII case as SQL names do? */
 static int
 taken(char *const *v, size_t n, const char *name)
 {
-	if (!sqlite3_stricmp(name, "run_id") ||
-	    !sqlite3_stricmp(name, "probability") ||
-	    !sqlite3_stricmp(name, "atom"))
-		return 1;
 	for (size_t i = 0; i < n; i++)
 		if (v[i] && !sqlite3_stricmp(v[i], name))
 			return 1;
@@ -130,7 +124,8 @@ taken(char *const *v, size_t n, const char *name)
 
 /* The column of argument i of p: its type's name, numbered by occurrence
  * when the type comes more than once (person1, person2); while that
- * clashes with another column, "_<i + 1>" is appended.  NULL if out of
+ * clashes with another column (an earlier one of cols, or run_id,
+ * probability, atom), "_<i + 1>" is appended.  NULL if out of
  * memory. */
 static char *
 column_name(const struct store *s, const struct store_pred *p, int i,
@@ -149,7 +144,10 @@ column_name(const struct store *s, const struct store_pred *p, int i,
 	buf_puts(&b, t);
 	if (same > 1)
 		buf_printf(&b, "%d", seen);
-	while (!b.oom && taken(cols, (size_t)i, b.s))
+	while (!b.oom && (taken(cols, (size_t)i, b.s) ||
+	    !sqlite3_stricmp(b.s, "run_id") ||
+	    !sqlite3_stricmp(b.s, "probability") ||
+	    !sqlite3_stricmp(b.s, "atom")))
 		buf_printf(&b, "_%d", i + 1);
 	return buf_take(&b);
 }
@@ -165,14 +163,14 @@ view_sql(const struct store *s, const struct store_pred *p, const char *name,
 	if (!(cols = xcalloc((size_t)p->arity + 1, sizeof *cols)))
 		return -1;
 	buf_puts(b, "CREATE VIEW ");
-	ident(b, "", name);
+	ident(b, name);
 	buf_puts(b, " " VIEW_MARK " (run_id");
 	for (int i = 0; i < p->arity && !rc; i++) {
 		if (!(cols[i] = column_name(s, p, i, cols)))
 			rc = -1;
 		else {
 			buf_puts(b, ", ");
-			ident(b, "", cols[i]);
+			ident(b, cols[i]);
 		}
 	}
 	/* atom: a join on it (two runs) seeks run_marginals' key, where one
@@ -274,7 +272,7 @@ views_sync(struct store *s, struct err *e)
 			w[j].have = 1;
 		else {
 			buf_puts(&drop, "DROP VIEW ");
-			ident(&drop, "", name);
+			ident(&drop, name);
 			buf_puts(&drop, ";\n");
 		}
 	}
