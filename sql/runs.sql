@@ -12,8 +12,10 @@ VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
   ?20, ?21);
 
 -- name: marginal_put
-INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id)
-VALUES (?1, ?2, ?3, ?4, ?5);
+-- args: the atom's constants, for the views marginals_<predicate>
+INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id,
+  args)
+VALUES (?1, ?2, ?3, ?4, ?5, sqlift_args(?2, ?3));
 
 -- name: group_put
 INSERT INTO run_groups (run_id, group_id, predicate, atoms, probability,

@@ -1,7 +1,9 @@
 /* cmd-infer.c: sqlift infer DB --method M [-q ...] [-f ...] ...: the
  * options and their --help come from the library's option table
  * (sqlift_infer_option_next); progress and -v's summary are printed
- * here, on stderr. */
+ * here, on stderr.  The one-shot form, Alchemy's `infer -i MODEL -e
+ * EVIDENCE,... -r OUT -q PREDS`, loads into a temporary database (or
+ * --db FILE) first; its options are the command line's alone. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +14,22 @@
 
 #define MAX_OPTS 64
 #define HELP_COL 22    /* where an option's help starts in --help */
+#define OPT_DB 1       /* getopt's value for --db, which has no letter */
+
+/* The long options of the one-shot form, after the table's (-i and -e
+ * are Alchemy's, which has no long forms); not job keys, so listed in
+ * the help's text rather than with the table's. */
+static const struct option oneshot_opts[] = {
+	{ "db", required_argument, NULL, OPT_DB },
+};
+#define NONESHOT (sizeof oneshot_opts / sizeof *oneshot_opts)
+
+/* What the one-shot form was given: all NULL in the normal form. */
+struct oneshot {
+	const char *model;     /* -i */
+	const char *db;        /* --db, or NULL: a temporary database */
+	char *evidence;        /* the -e lists joined by ',', malloc'd */
+};
 
 static void
 show_progress(void *arg, const struct sqlift_progress *p)
@@ -38,7 +56,8 @@ build_getopt(struct option *lo, char *shorts, const struct
 	int n = 0;
 	char *sp = shorts;
 
-	while ((d = sqlift_infer_option_next(d)) && n < MAX_OPTS - 1) {
+	while ((d = sqlift_infer_option_next(d)) &&
+	    n < MAX_OPTS - 1 - (int)NONESHOT) {
 		lo[n].name = d->flag;
 		lo[n].has_arg = d->arg ? required_argument : no_argument;
 		lo[n].flag = NULL;
@@ -51,9 +70,11 @@ build_getopt(struct option *lo, char *shorts, const struct
 		}
 		n++;
 	}
-	*sp = '\0';
-	memset(&lo[n], 0, sizeof lo[n]);
 	by_index[n] = NULL;
+	for (size_t i = 0; i < NONESHOT; i++)
+		lo[n++] = oneshot_opts[i];
+	memcpy(sp, "i:e:", 5);
+	memset(&lo[n], 0, sizeof lo[n]);
 }
 
 /* The entry of getopt's return value c; NULL if c is not an option. */
@@ -73,60 +94,164 @@ lookup(int c, const struct sqlift_infer_option *const *by_index)
 	return NULL;
 }
 
+/* Appends -e's list v to os->evidence.  -1 if out of memory. */
+static int
+evidence_add(struct oneshot *os, const char *v)
+{
+	size_t n = os->evidence ? strlen(os->evidence) : 0;
+	char *p;
+
+	if (!(p = realloc(os->evidence, n + strlen(v) + 2)))
+		return -1;
+	if (n)
+		p[n++] = ',';
+	memcpy(p + n, v, strlen(v) + 1);
+	os->evidence = p;
+	return 0;
+}
+
+/* Splits os->evidence at its commas, as Alchemy's -e, into *files (in
+ * place; caller frees *files).  SQLIFT_EUSAGE for an empty name. */
+static int
+evidence_split(struct oneshot *os, char ***files, int *n)
+{
+	char *p = os->evidence;
+	int k = 1;
+
+	*files = NULL;
+	*n = 0;
+	if (!p)
+		return 0;
+	for (const char *c = p; *c; c++)
+		k += *c == ',';
+	if (!(*files = calloc((size_t)k, sizeof **files)))
+		return SQLIFT_ENOMEM;
+	for (;;) {
+		char *c = strchr(p, ',');
+		if (c)
+			*c = '\0';
+		if (!*p)
+			return SQLIFT_EUSAGE;
+		(*files)[(*n)++] = p;
+		if (!c)
+			return 0;
+		p = c + 1;
+	}
+}
+
+/* The one-shot form's checks; 0 or the exit code of a usage error. */
+static int
+oneshot_check(const struct oneshot *os, int nargs, int has_result)
+{
+	if (!os->model && (os->evidence || os->db))
+		return cli_usage(&cmd_infer, "%s goes with -i MODEL.mln",
+		    os->db ? "--db" : "-e");
+	if (!os->model)
+		return 0;
+	if (nargs)
+		return cli_usage(&cmd_infer, "-i loads into a temporary database, "
+		    "or --db FILE: give no database argument");
+	if (!has_result && !os->db)
+		return cli_usage(&cmd_infer, "-i needs -r FILE or --db FILE: the "
+		    "temporary database is deleted at exit");
+	return 0;
+}
+
+/* Loads the model and evidence files of the one-shot form into os->db
+ * or a private temporary database (SQLite's "": removed when closed,
+ * even after a crash).  *db is set as by sqlift_open. */
+static int
+oneshot_load(const struct oneshot *os, char **files, int nfiles, sqlift **db)
+{
+	int64_t n = 0;
+	int rc;
+
+	rc = sqlift_open(os->db ? os->db : "", SQLIFT_OPEN_CREATE, db);
+	if (!rc)
+		rc = sqlift_load(*db, os->model, (const char *const *)files,
+		    nfiles, 0, &n);
+	return rc;
+}
+
 static int
 run(int argc, char **argv)
 {
 	struct option lo[MAX_OPTS];
 	const struct sqlift_infer_option *by_index[MAX_OPTS], *d;
 	char shorts[2 * MAX_OPTS + 1], name[64];
+	struct oneshot os = { NULL, NULL, NULL };
 	sqlift_infer_opts *o;
+	char **files = NULL;
 	int64_t run_id = 0;
-	int c, rc, code, method = 0;
-	sqlift *db;
+	int c, rc, code = 0, method = 0, result = 0, nfiles = 0;
+	sqlift *db = NULL;
 
 	if (!(o = sqlift_infer_opts_new()))
 		return cli_fail(SQLIFT_ENOMEM, "out of memory");
 	build_getopt(lo, shorts, by_index);
 	optind = 1;
-	while ((c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+	while (!code && (c = getopt_long(argc, argv, shorts, lo, NULL)) != -1) {
+		if (c == 'i' || c == OPT_DB) {
+			*(c == 'i' ? &os.model : &os.db) = optarg;
+			continue;
+		}
+		if (c == 'e') {
+			if (evidence_add(&os, optarg) < 0)
+				code = cli_fail(SQLIFT_ENOMEM, "out of memory");
+			continue;
+		}
 		if (!(d = lookup(c, by_index))) {
-			sqlift_infer_opts_free(o);
-			return cli_usage(&cmd_infer, "unknown option");
+			code = cli_usage(&cmd_infer, "unknown option");
+			break;
 		}
 		snprintf(name, sizeof name, "--%s", d->flag);
-		if (sqlift_infer_opts_set(o, name, d->arg ? optarg : "true")) {
+		if (sqlift_infer_opts_set(o, name, d->arg ? optarg : "true"))
 			code = cli_usage(&cmd_infer, "%s",
 			    sqlift_infer_opts_errmsg(o));
-			sqlift_infer_opts_free(o);
-			return code;
-		}
 		method |= !strcmp(d->name, "method");
+		result |= !strcmp(d->name, "result");
 	}
-	if (argc - optind != 1 || !method) {
-		sqlift_infer_opts_free(o);
+	if (!code)
+		code = oneshot_check(&os, argc - optind, result);
+	/* the one-shot form samples unless told, as Alchemy's infer does */
+	if (!code && os.model && !method &&
+	    sqlift_infer_opts_set(o, "method", "lis"))
+		code = cli_fail(SQLIFT_ENOMEM, "out of memory");
+	if (!code && !os.model && (argc - optind != 1 || !method)) {
 		if (!method && argc - optind == 1)
-			return cli_usage(&cmd_infer, "needs --method (exact, lis, "
+			code = cli_usage(&cmd_infer, "needs --method (exact, lis, "
 			    "ground-lis or brute)");
-		return cli_usage(&cmd_infer, "needs exactly one database");
+		else
+			code = cli_usage(&cmd_infer, "needs exactly one database");
+	}
+	if (!code && (rc = evidence_split(&os, &files, &nfiles)))
+		code = rc == SQLIFT_EUSAGE ? cli_usage(&cmd_infer, "-e has an "
+		    "empty file name") : cli_fail(rc, "out of memory");
+	if (code) {
+		free(files);
+		free(os.evidence);
+		sqlift_infer_opts_free(o);
+		return code;
 	}
 	if (isatty(STDERR_FILENO))
 		sqlift_infer_opts_set_progress(o, show_progress, NULL);
 	sqlift_infer_opts_set_log(o, cli_log, NULL);
-	rc = sqlift_open(argv[optind], 0, &db);
+	if (os.model)
+		rc = oneshot_load(&os, files, nfiles, &db);
+	else
+		rc = sqlift_open(argv[optind], 0, &db);
+	free(files);
+	free(os.evidence);
 	cli_signals();
 	if (!rc)
 		rc = sqlift_infer(db, o, &run_id);
 	sqlift_infer_opts_free(o);
-	if (rc == SQLIFT_EINTR && run_id)
+	/* a temporary database's run ids mean nothing once it is gone */
+	if (run_id && (rc == 0 || rc == SQLIFT_EINTR) && (!os.model || os.db))
 		printf("run %lld\n", (long long)run_id);
-	if (rc) {
-		code = cli_fail(rc, sqlift_errmsg(db));
-		sqlift_close(db);
-		return code;
-	}
-	printf("run %lld\n", (long long)run_id);
+	code = rc ? cli_fail(rc, sqlift_errmsg(db)) : EXIT_OK;
 	sqlift_close(db);
-	return EXIT_OK;
+	return code;
 }
 
 /* The option list of --help, from the table; then the job keys with
@@ -171,7 +296,14 @@ const struct cli_cmd cmd_infer = {
 	"       [--exact-budget N] [--marginals M] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"
-	"marginals view.  Prints the run's id.\n\n",
+	"marginals view.  Prints the run's id.\n\n"
+	"One-shot form, as Alchemy's infer:\n"
+	"  sqlift infer -i MODEL.mln [-e EVIDENCE,...] -r FILE [-q PRED,...]\n"
+	"               [--db DB] [options]\n"
+	"loads MODEL.mln and the evidence (-e: files comma-separated, or -e\n"
+	"repeated) into a temporary database, gone at exit, or into DB, kept\n"
+	"(the run's id is printed); then runs inference (--method lis unless\n"
+	"given) and writes the marginals to FILE.\n\n",
 	run,
 	help_options
 };

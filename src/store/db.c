@@ -112,6 +112,8 @@ store_open(const char *path, int create, struct store **out, struct err *e)
 		return err_set(e, SQLIFT_EDB, "%s: cannot open database: %s", path,
 		    s->db ? sqlite3_errmsg(s->db) : "out of memory");
 	}
+	if (views_register(s) < 0)
+		return err_set(e, SQLIFT_EDB, "%s: %s", path, sqlite3_errmsg(s->db));
 	sqlite3_busy_timeout(s->db, 1000);
 	sqlite3_exec(s->db, sql_cache_size, NULL, NULL, NULL);
 	sqlite3_extended_result_codes(s->db, 1);
@@ -144,8 +146,9 @@ store_close(struct store *s)
 	free(s->dom_cap.v);
 	free(s->dom_n.v);
 	sqlite3_close(s->db);
-	if (s->created && !s->committed) {
-		/* a failed first load leaves no database behind */
+	if (s->created && !s->committed && *s->path) {
+		/* a failed first load leaves no database behind ("": SQLite's
+		 * private temporary database, which has no name to remove) */
 		char j[4096];
 		unlink(s->path);
 		snprintf(j, sizeof j, "%s-journal", s->path);
@@ -172,7 +175,7 @@ store_begin(struct store *s, struct err *e)
 	/* migrations[v] takes a database from version v to v + 1 */
 	static const char *const migrations[] = {
 		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4,
-		sql_migrate5, sql_migrate6
+		sql_migrate5, sql_migrate6, sql_migrate7
 	};
 	_Static_assert(sizeof migrations / sizeof *migrations ==
 	    STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -184,7 +187,11 @@ store_begin(struct store *s, struct err *e)
 	for (int64_t v = ver < 0 ? 0 : ver; v < STORE_SCHEMA_VERSION; v++)
 		if ((rc = db_exec(s, migrations[v], e)))
 			return rc;
-	return model_cache_load(s, e);
+	if ((rc = model_cache_load(s, e)))
+		return rc;
+	/* a database from before version 7, or with a view dropped or made
+	 * by another sqlift, gets the views of this one; usually a no-op */
+	return views_sync(s, e);
 }
 
 /* A read transaction on a database that holds a model; *ver its schema. */

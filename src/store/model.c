@@ -497,7 +497,8 @@ store_model_put(struct store *s, const struct mln_model *m, const char *text,
 	if ((b.len && (rc = db_exec(s, b.s, e))) ||
 	    (rc = formulas_put(s, m, e)) ||
 	    (rc = text_put(s, text, path, fp, e)) ||
-	    (rc = model_cache_load(s, e)) || (rc = view_rebuild(s, e)))
+	    (rc = model_cache_load(s, e)) || (rc = view_rebuild(s, e)) ||
+	    (rc = views_sync(s, e)))
 		goto done;
 	/* declared constants and constants in formulas join their domains */
 	for (size_t t = 0; t < m->types.n; t++) {

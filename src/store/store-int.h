@@ -104,6 +104,15 @@ int replace_atom(struct store *s, const struct pend_atom *a,
 int replace_file(struct store *s, const char *path, int64_t atoms,
     struct err *e) WUR;
 void replace_free(struct store *s);
+/* views.c */
+/* Registers sqlift_args(predicate, atom) on the connection (the JSON
+ * array of the atom's constants that fills run_marginals.args); -1 on
+ * failure. */
+int views_register(struct store *s) WUR;
+/* Makes the views marginals_<predicate> of the catalogue's predicates
+ * what they should be (creates, replaces, drops the stale ones); leaves
+ * alone what is as it should be and objects it did not make. */
+int views_sync(struct store *s, struct err *e) WUR;
 
 /* runs.c: finalizes the statements prepared once per transaction. */
 void runs_free(struct store *s);

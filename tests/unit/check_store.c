@@ -381,6 +381,8 @@ START_TEST(test_migration_from_v3)
 	/* make it a version 3 database with a run, as sqlift 3 left it */
 	ck_assert_int_eq(sqlite3_open(db, &h3), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(h3, "DROP VIEW marginals; "
+	    "DROP VIEW marginals_Smokes; DROP VIEW marginals_Friends; "
+	    "ALTER TABLE run_marginals DROP COLUMN args; "
 	    "DROP TABLE run_trace; ALTER TABLE run_groups DROP COLUMN stderr; "
 	    "ALTER TABLE runs DROP COLUMN log_z_stderr; ALTER TABLE runs DROP "
 	    "COLUMN samples; ALTER TABLE runs DROP COLUMN ess; ALTER TABLE runs "
@@ -422,6 +424,13 @@ START_TEST(test_migration_from_v3)
 	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
 	    "pragma_table_info('marginals')",
 	    "run_id,predicate,atom,probability,group_id,stderr");
+	/* and the views of version 7 over the marginals of old runs */
+	ck_sql_text(db, "SELECT group_concat(run_id || ':' || person || '=' || "
+	    "probability, ' ') FROM (SELECT * FROM marginals_Smokes ORDER BY "
+	    "person)", "1:Anna=1.0 1:Bob=0.25");
+	ck_sql_text(db, "SELECT group_concat(name, ',') FROM "
+	    "pragma_table_info('marginals_Friends')",
+	    "run_id,person1,person2,probability,atom");
 }
 END_TEST
 
@@ -450,8 +459,9 @@ START_TEST(test_migration_blocks)
 	    "NULL, block INTEGER NOT NULL, const_id INTEGER NOT NULL, PRIMARY KEY "
 	    "(type_id, const_id)) WITHOUT ROWID; INSERT INTO b4 (type_id, block, "
 	    "const_id) SELECT type_id, block, const_id FROM blocks; DROP TABLE "
-	    "blocks; ALTER TABLE b4 RENAME TO blocks; ALTER TABLE runs DROP "
-	    "COLUMN error; ALTER TABLE runs DROP COLUMN warnings; "
+	    "blocks; ALTER TABLE b4 RENAME TO blocks; DROP VIEW "
+	    "marginals_Smokes; DROP VIEW marginals_Friends; ALTER TABLE "
+	    "run_marginals DROP COLUMN args; ALTER TABLE runs DROP COLUMN error; ALTER TABLE runs DROP COLUMN warnings; "
 	    "PRAGMA user_version = 4",
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h4);
