@@ -1,6 +1,8 @@
-/* lib.c: the public sqlift_* functions: each command is one transaction
- * on the store, rolled back whole on any error (a failed run then leaves
- * its runs row in a transaction of its own). */
+/* lib.c: the public sqlift_* functions: each command that writes is one
+ * write transaction on the store, rolled back whole on any error.  A run
+ * reads in a snapshot, computes with no lock held and writes its rows in
+ * one short transaction at the end (a failed run leaves its runs row in a
+ * transaction of its own). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -163,9 +165,10 @@ sqlift_load(sqlift *db, const char *model_path, const char *const *ev,
 	return 0;
 }
 
-/* A failed run is rolled back whole, then its runs row is written in a
- * short transaction of its own.  An interrupted one with samples is
- * committed like a complete one, and its status returned. */
+/* Runs infer_run, which ends in the write transaction of its results,
+ * and commits it.  A failed run is rolled back whole, then its runs row
+ * is written in a short transaction of its own.  An interrupted one with
+ * samples is committed like a complete one, and its status returned. */
 static int
 infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
@@ -195,10 +198,6 @@ infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 int
 sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
-	int rc;
-
-	if ((rc = store_begin(db->s, &db->e)))
-		return store_rollback(db->s), rc;
 	return infer_commit(db, o, run_id);
 }
 
@@ -239,10 +238,12 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		return rc;
 	}
 	db = *db_out;
+	/* the load is committed before the run, which locks only to write */
 	if ((rc = store_begin(db->s, &db->e)) ||
 	    ((j.model || j.evidence.n) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
-	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n)))) {
+	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n))) ||
+	    (rc = store_commit(db->s, &db->e))) {
 		store_rollback(db->s);
 		job_free(&j);
 		return rc;
@@ -256,8 +257,6 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		o.log = base ? base->log : NULL;
 		o.log_arg = base ? base->log_arg : NULL;
 		rc = infer_commit(db, &o, run_id);
-	} else if ((rc = store_commit(db->s, &db->e))) {
-		store_rollback(db->s);
 	}
 	job_free(&j);
 	return rc;
