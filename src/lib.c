@@ -239,11 +239,12 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 	}
 	db = *db_out;
 	/* the load is committed before the run, which locks only to write */
-	if ((rc = store_begin(db->s, &db->e)) ||
+	if ((j.model || j.evidence.n || !j.has_infer) &&
+	    ((rc = store_begin(db->s, &db->e)) ||
 	    ((j.model || j.evidence.n) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
 	    (int)j.evidence.n, j.replace ? SQLIFT_LOAD_REPLACE : 0, &n))) ||
-	    (rc = store_commit(db->s, &db->e))) {
+	    (rc = store_commit(db->s, &db->e)))) {
 		store_rollback(db->s);
 		job_free(&j);
 		return rc;
