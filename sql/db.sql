@@ -14,8 +14,16 @@ PRAGMA user_version;
 -- name: table_count
 SELECT count(*) FROM sqlite_schema;
 
+-- name: journal_mode
+PRAGMA journal_mode;
+
+-- name: journal_wal
+-- kept by the file: readers and the one writer do not wait for each other
+PRAGMA journal_mode = WAL;
+
 -- name: begin_write
--- takes the write lock at once, so a locked database fails before any work
+-- takes the write lock at once (waiting up to the busy timeout), so that
+-- a transaction that reads first cannot find its snapshot stale
 BEGIN IMMEDIATE;
 
 -- name: begin_read

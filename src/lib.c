@@ -1,6 +1,8 @@
-/* lib.c: the public sqlift_* functions: each command is one transaction
- * on the store, rolled back whole on any error (a failed run then leaves
- * its runs row in a transaction of its own). */
+/* lib.c: the public sqlift_* functions: each command that writes is one
+ * write transaction on the store, rolled back whole on any error.  A run
+ * reads in a snapshot, computes with no lock held and writes its rows in
+ * one short transaction at the end (a failed run leaves its runs row in a
+ * transaction of its own). */
 #include "config.h"
 
 #include <stdlib.h>
@@ -247,9 +249,10 @@ sqlift_load(sqlift *db, const char *model_path, const char *const *ev,
 	return 0;
 }
 
-/* A failed run is rolled back whole, then its runs row is written in a
- * short transaction of its own.  An interrupted one with samples is
- * committed like a complete one, and its status returned. */
+/* Runs infer_run, which ends in the write transaction of its results,
+ * and commits it.  A failed run is rolled back whole, then its runs row
+ * is written in a short transaction of its own.  An interrupted one with
+ * samples is committed like a complete one, and its status returned. */
 static int
 infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
@@ -279,10 +282,6 @@ infer_commit(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 int
 sqlift_infer(sqlift *db, const struct sqlift_infer_opts *o, int64_t *run_id)
 {
-	int rc;
-
-	if ((rc = store_begin(db->s, &db->e)))
-		return store_rollback(db->s), rc;
 	return infer_commit(db, o, run_id);
 }
 
@@ -336,12 +335,15 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		sqlift_limit(db, i, j.limit[i]);
 	if (base && !db->log)
 		sqlift_set_log(db, base->log, base->log_arg);
-	if ((rc = store_begin(db->s, &db->e)) ||
+	/* the load is committed before the run, which locks only to write */
+	if ((j.model || j.evidence.n || j.replace_evidence || !j.has_infer) &&
+	    ((rc = store_begin(db->s, &db->e)) ||
 	    ((j.model || j.evidence.n || j.replace_evidence) &&
 	    (rc = load_tx(db, j.model, (const char *const *)j.evidence.v,
 	    (int)j.evidence.n, (j.replace ? SQLIFT_LOAD_REPLACE : 0) |
 	    (j.replace_evidence ? SQLIFT_LOAD_REPLACE_EVIDENCE : 0) |
-	    j.csv_header, &n)))) {
+	    j.csv_header, &n))) ||
+	    (rc = store_commit(db->s, &db->e)))) {
 		store_rollback(db->s);
 		job_free(&j);
 		return rc;
@@ -355,8 +357,6 @@ sqlift_run_job_opts(const char *ini_path, const sqlift_infer_opts *base,
 		o.log = base ? base->log : NULL;
 		o.log_arg = base ? base->log_arg : NULL;
 		rc = infer_commit(db, &o, run_id);
-	} else if ((rc = store_commit(db->s, &db->e))) {
-		store_rollback(db->s);
 	}
 	job_free(&j);
 	return rc;

@@ -136,8 +136,13 @@ const struct sqlift_infer_option *sqlift_infer_option_next(
     const struct sqlift_infer_option *prev);
 
 
-/* Runs inference in one transaction and records the run; *run_id gets
- * the new run's id.  A run that fails once started is rolled back and
+/* Runs inference and records the run; *run_id gets the new run's id.
+ * The inputs are read in one read transaction, the run computes with no
+ * lock held and writes its rows in one short transaction at the end,
+ * waiting for another writer up to the busy timeout (60 s, or the
+ * environment's SQLIFT_BUSY_TIMEOUT seconds, read by sqlift_open).
+ * Needs a database it can write.  A run that fails once started is
+ * rolled back and
  * then recorded with status 'failed' (runs.error: the message).  A
  * sampling run stopped by sqlift_cancel() keeps the samples drawn so
  * far: it is recorded with status 'interrupted', *run_id is set, and

@@ -454,6 +454,7 @@ struct built {
 	struct ct_theory *t;
 	int *closed;
 	double k;                  /* the clause conversion's constant */
+	double t0;                 /* when the build started */
 	double seconds;            /* to build all this */
 };
 
@@ -468,14 +469,16 @@ built_free(struct built *b)
 	memset(b, 0, sizeof *b);
 }
 
+/* The part of the build that reads the database: cubes (into the temp
+ * tables of the transaction), clauses and the evidence by block. */
 static int
-build_theory(struct run *r, int normal, struct built *b)
+build_read(struct run *r, int normal, struct built *b)
 {
 	struct err *e = r->e;
-	double t0 = now_seconds();
 	int rc;
 
 	memset(b, 0, sizeof *b);
+	b->t0 = now_seconds();
 	if ((rc = cube_build_all(r->s, NULL, e)))
 		return rc;
 	if ((rc = mln_to_clauses(r->m, r->dom, 0, &b->c, &b->k, e)))
@@ -487,18 +490,34 @@ build_theory(struct run *r, int normal, struct built *b)
 		return rc;
 	b->ev->normal = normal;
 	b->ev->max_seconds = r->max_seconds;
-	rc = ct_build(b->c, r->dom, b->ev, &b->t, e);
-	b->seconds = now_seconds() - t0;
+	return 0;
+}
+
+/* The rest, from memory: the constrained theory. */
+static int
+build_finish(struct built *b, const struct mln_domain *dom, struct err *e)
+{
+	int rc = ct_build(b->c, dom, b->ev, &b->t, e);
+
+	b->seconds = now_seconds() - b->t0;
 	return rc;
 }
 
-/* Exact lifted inference: the constrained theory of the model and the
- * evidence, then the engine; marginals per group of query atoms. */
 static int
-exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
-    struct groups *gr, struct qrows *rows, struct buf *stats)
+build_theory(struct run *r, int normal, struct built *b)
 {
-	struct built b;
+	int rc = build_read(r, normal, b);
+
+	return rc ? rc : build_finish(b, r->dom, r->e);
+}
+
+/* Exact lifted inference: the constrained theory of the model and the
+ * evidence (b, read), then the engine; marginals per group of query
+ * atoms. */
+static int
+exact_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
+    double *log_z, struct groups *gr, struct qrows *rows, struct buf *stats)
+{
 	struct eng *g = NULL;
 	struct eng_opts eo = { 0 };
 	struct eng_stats st;
@@ -508,13 +527,12 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.max_nodes = o->max_nodes;
 	eo.max_seconds = o->max_seconds;
-	if ((rc = build_theory(r, o->constraints && !strcmp(o->constraints,
-	    "normal"), &b)) ||
-	    (rc = eng_new(b.t, &eo, &g, e)) ||
+	if ((rc = build_finish(b, r->dom, e)) ||
+	    (rc = eng_new(b->t, &eo, &g, e)) ||
 	    (rc = eng_log_z(g, log_z, e)) ||
-	    (rc = exact_queries(r, b.t, g, *log_z, gr, rows)))
+	    (rc = exact_queries(r, b->t, g, *log_z, gr, rows)))
 		goto done;
-	*log_z += b.k;
+	*log_z += b->k;
 	eng_get_stats(g, &st);
 	warn_engine(&r->w, &st, eng_order_name(eo.order));
 	buf_printf(stats, "{\"nodes\":%lld,\"cache_hits\":%lld,"
@@ -525,25 +543,23 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	    (long long)st.cache_hits, (long long)st.decompositions,
 	    (long long)st.powers, (long long)st.binomials,
 	    (long long)st.groundings, (long long)st.largest_grounding,
-	    eng_order_name(eo.order), b.ev->normal ? "normal" : "setineq",
-	    b.seconds);
+	    eng_order_name(eo.order), b->ev->normal ? "normal" : "setineq",
+	    b->seconds);
 	if (stats->oom)
 		rc = err_oom(e);
 done:
 	eng_free(g);
-	built_free(&b);
 	return rc;
 }
 
 /* Lifted importance sampling (ground: on the ground model, every
- * constant its own block).  The groups of query atoms are found first,
- * then sampled with the theory. */
+ * constant its own block) on the theory of b, read.  The groups of query
+ * atoms are found first, then sampled with the theory. */
 static int
 lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
-    double *log_z, struct groups *gr, struct qrows *rows, struct buf *stats,
-    struct lis_result *res)
+    struct built *b, double *log_z, struct groups *gr, struct qrows *rows,
+    struct buf *stats, struct lis_result *res)
 {
-	struct built b;
 	struct lis_opts lo = { 0 };
 	struct lis_group *lg = NULL;
 	struct err *e = r->e;
@@ -565,8 +581,8 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.progress_arg = o->progress_arg;
 	lo.marginals = o->marginals ? lis_marginals_parse(o->marginals) :
 	    LIS_AUTO;
-	if ((rc = build_theory(r, ground ? CT_GROUND : normal, &b)) ||
-	    (rc = exact_queries(r, b.t, NULL, 0, gr, rows)))
+	if ((rc = build_finish(b, r->dom, e)) ||
+	    (rc = exact_queries(r, b->t, NULL, 0, gr, rows)))
 		goto done;
 	if (!(lg = xcalloc(gr->v.n + 1, sizeof *lg))) {
 		rc = err_oom(e);
@@ -578,7 +594,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 		lg[k].block = x->be;
 		lg[k].eq = x->be + r->m->preds.v[x->pred].arity;
 	}
-	if ((rc = lis_run(b.t, &lo, lg, gr->v.n, res, e)))
+	if ((rc = lis_run(b->t, &lo, lg, gr->v.n, res, e)))
 		goto done;
 	warn_engine(&r->w, &res->st, eng_order_name(lo.eo.order));
 	for (size_t k = 0; k < gr->v.n; k++) {
@@ -588,9 +604,9 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	for (size_t k = 0; k < rows->n; k++)
 		if (rows->v[k].group >= 0)
 			rows->v[k].p = gr->v.v[rows->v[k].group].p;
-	*log_z = res->log_z + b.k;
+	*log_z = res->log_z + b->k;
 	for (size_t k = 0; k < res->ntrace; k++)
-		res->trace[k].log_z += b.k;
+		res->trace[k].log_z += b->k;
 	buf_printf(stats, "{\"nodes\":%lld,\"draws\":%lld,\"exact_tries\":%lld,"
 	    "\"exact_fails\":%lld,\"enumerations\":%lld,\"parts\":%zu,"
 	    "\"flat_parts\":%lld,\"path_groups\":%zu,\"pair_groups\":%zu,"
@@ -605,25 +621,21 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	    res->count_groups, (long long)res->st.cache_hits, (long long)res->st.powers,
 	    (long long)res->st.groundings, lo.threads,
 	    (long long)lo.eo.exact_budget, eng_order_name(lo.eo.order),
-	    ground ? "ground" : normal ? "normal" : "setineq", b.seconds);
+	    ground ? "ground" : normal ? "normal" : "setineq", b->seconds);
 	if (stats->oom)
 		rc = err_oom(e);
 done:
 	free(lg);
-	built_free(&b);
 	return rc;
 }
 
-/* Brute force on the ground model. */
+/* Brute force on the ground model, its atoms read (ground_atoms). */
 static int
 brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
 {
 	double *marg = NULL;
 	int rc;
 
-	if ((rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
-	    r->closed, r->e)))
-		return rc;
 	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)))
 		return err_oom(r->e);
 	for (size_t i = 0; i < r->q.v.n; i++)
@@ -868,6 +880,60 @@ infer_failure_record(struct store *s, struct infer_failure *f)
 	infer_failure_free(f);
 }
 
+/* The read phase of a run, in one snapshot of the database: the model,
+ * queries and domains (run_setup), then for method (0 exact, 1 lis,
+ * 2 ground-lis) the cubes, clauses and evidence by block into b, and the
+ * count of unknown atoms, or for -1 (brute) the ground atoms; and the
+ * fingerprint of the evidence read, which the run records. */
+static int
+run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
+    struct built *b, char **text, char **path, char **fp, char evfp[17],
+    int64_t *unknown)
+{
+	int normal = o->constraints && !strcmp(o->constraints, "normal");
+	int rc;
+
+	if ((rc = store_begin_snapshot(r->s, r->e)) ||
+	    (rc = run_setup(r, o, text, path, fp)))
+		return rc;
+	if (method < 0)
+		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+		    r->closed, r->e);
+	else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
+		rc = count_unknown(r, unknown);
+	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
+}
+
+/* The rows of a finished run, in the write transaction: runs, its
+ * groups, trace and marginals. */
+static int
+run_write(struct run *r, const struct store_run *row, const struct groups *gr,
+    const struct qrows *rows, const struct lis_result *lr, int64_t *run_id)
+{
+	struct store *s = r->s;
+	struct err *e = r->e;
+	int rc;
+
+	if ((rc = store_run_add(s, row, run_id, e)))
+		return rc;
+	for (size_t k = 0; k < gr->v.n; k++)
+		if ((rc = store_group_add(s, *run_id, (int64_t)k,
+		    r->m->preds.v[gr->v.v[k].pred].name, gr->v.v[k].atoms,
+		    gr->v.v[k].p, gr->v.v[k].se, e)))
+			return rc;
+	for (size_t k = 0; k < lr->ntrace; k++)
+		if ((rc = store_trace_add(s, *run_id, lr->trace[k].samples,
+		    lr->trace[k].log_z, lr->trace[k].stderr_lz, lr->trace[k].ess,
+		    e)))
+			return rc;
+	for (size_t k = 0; k < rows->n; k++)
+		if ((rc = store_marginal_add(s, *run_id,
+		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
+		    rows->v[k].p, rows->v[k].group, e)))
+			return rc;
+	return 0;
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct infer_failure **failed, struct err *e)
@@ -884,6 +950,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	int64_t unknown = 0;
 	int rc, exact, lis, kept;
 	struct lis_result lr = { 0 };
+	struct built b = { 0 };
 
 	*result_tmp = NULL;
 	*failed = NULL;
@@ -908,20 +975,22 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		rc = err_oom(e);
 		goto done;
 	}
-	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
-	    (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
+	/* read the inputs in a snapshot, compute with no lock held */
+	rc = run_read(&r, o, exact ? 0 : lis ? lis : -1, &b, &text, &path, &fp,
+	    evfp, &unknown);
+	store_rollback(s);
+	if (rc || (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
 		goto done;
 	if (exact)
-		rc = exact_solve(&r, o, &log_z, &gr, &rows, &stats);
+		rc = exact_solve(&r, o, &b, &log_z, &gr, &rows, &stats);
 	else if (lis) {
-		rc = lis_solve(&r, o, lis == 2, &log_z, &gr, &rows, &stats, &lr);
+		rc = lis_solve(&r, o, lis == 2, &b, &log_z, &gr, &rows, &stats,
+		    &lr);
 		if (!rc)
 			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
 	} else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
-	if (rc || ((exact || lis) && (rc = count_unknown(&r, &unknown))))
-		goto done;
-	if ((rc = store_evidence_fingerprint(s, evfp, e)))
+	if (rc)
 		goto done;
 	if (run_texts(&r, o, &params, &qtext)) {
 		rc = err_oom(e);
@@ -948,30 +1017,17 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		row.proposal = o->proposal ? o->proposal : "adaptive";
 	}
 	row.seconds = now_seconds() - t0;
-	if ((rc = store_run_add(s, &row, run_id, e)))
-		goto done;
-	for (size_t k = 0; k < gr.v.n; k++)
-		if ((rc = store_group_add(s, *run_id, (int64_t)k,
-		    r.m->preds.v[gr.v.v[k].pred].name, gr.v.v[k].atoms,
-		    gr.v.v[k].p, gr.v.v[k].se, e)))
-			goto done;
-	for (size_t k = 0; k < lr.ntrace; k++)
-		if ((rc = store_trace_add(s, *run_id, lr.trace[k].samples,
-		    lr.trace[k].log_z, lr.trace[k].stderr_lz, lr.trace[k].ess, e)))
-			goto done;
 	if (o->result_path &&
 	    (rc = result_open(o->result_path, result_tmp, &res, e)))
 		goto done;
-	for (size_t k = 0; k < rows.n; k++) {
-		const struct qrow *q = &rows.v[k];
-		if ((rc = store_marginal_add(s, *run_id, r.m->preds.v[q->pred].name,
-		    q->atom, q->p, q->group, e)))
-			goto done;
-		if (res)
-			fprintf(res, "%s %.9g\n", q->atom, q->p);
-	}
+	for (size_t k = 0; res && k < rows.n; k++)
+		fprintf(res, "%s %.9g\n", rows.v[k].atom, rows.v[k].p);
 	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
 	    &res, e)))
+		goto done;
+	/* the one short write: the caller commits it */
+	if ((rc = store_begin(s, e)) ||
+	    (rc = run_write(&r, &row, &gr, &rows, &lr, run_id)))
 		goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
@@ -1001,6 +1057,7 @@ done:
 		free(gr.v.v[k].be);
 	free(gr.v.v);
 	lis_result_free(&lr);
+	built_free(&b);
 	free(text);
 	free(path);
 	free(fp);

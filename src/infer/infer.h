@@ -1,6 +1,7 @@
-/* infer.h: one inference run inside an open transaction: read the model
- * and evidence, decide open and closed world, solve with the chosen
- * method, and record the run, its marginals and the .result file. */
+/* infer.h: one inference run: read the model and evidence in a snapshot,
+ * decide open and closed world, solve with the chosen method with no lock
+ * held, and record the run and its marginals in a write transaction at
+ * the end, and the .result file. */
 #ifndef SQLIFT_INFER_H
 #define SQLIFT_INFER_H
 
@@ -11,11 +12,13 @@
 /* What the runs row of a failed run holds. */
 struct infer_failure;
 
-/* *result_tmp gets the name of a written .result file still to be
- * renamed into place after commit (caller frees), or NULL.  A run that
- * fails after it started (a model loaded, a known method) sets *failed
- * to its row, to be written by infer_failure_record once the caller has
- * rolled the transaction back; else *failed is NULL.  A sampling run
+/* Called with no transaction open; returns 0 inside the write
+ * transaction of the run's rows, for the caller to commit (or, on error,
+ * roll back).  *result_tmp gets the name of a written .result file still
+ * to be renamed into place after commit (caller frees), or NULL.  A run
+ * that fails after it started (a model loaded, a known method) sets
+ * *failed to its row, to be written by infer_failure_record once the
+ * caller has rolled back; else *failed is NULL.  A sampling run
  * interrupted (lis_cancel) after its first sample is recorded whole with
  * status 'interrupted' and returns SQLIFT_EINTR with *failed NULL: the
  * caller commits it. */

@@ -22,6 +22,7 @@ struct store {
 	int committed;         /* something was committed to it */
 	int in_tx;
 	int shadow;            /* cubes and blocks go to temp tables */
+	int busy_ms;           /* how long to wait for another's lock */
 	/* The catalogue, loaded at the start of each transaction by
 	 * model_cache_load() and freed by model_cache_free(): valid while
 	 * cache_ok.  pstmt.v[i] belongs to preds.v[i]. */

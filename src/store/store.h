@@ -24,8 +24,10 @@ int store_open(const char *path, int create, struct store **out,
 void store_close(struct store *s);
 const char *store_path(const struct store *s);
 
-/* One transaction per command: BEGIN IMMEDIATE takes the write lock at
- * once, so a locked database fails before any work is done. */
+/* A write transaction: BEGIN IMMEDIATE takes the write lock at once,
+ * waiting for another writer up to the busy timeout (60 s, or
+ * SQLIFT_BUSY_TIMEOUT seconds), then fails with "database is locked".
+ * The first one on a writable database puts it in WAL mode. */
 int store_begin(struct store *s, struct err *e) WUR;
 int store_commit(struct store *s, struct err *e) WUR;
 void store_rollback(struct store *s);
@@ -220,5 +222,13 @@ int store_writable(struct store *s);
  * that shadow main's and go with the rollback: main is never written
  * (an older schema is migrated only inside the transaction). */
 int store_begin_shadow(struct store *s, struct err *e) WUR;
+/* The read transaction in which a run reads its inputs: a consistent
+ * snapshot, with cubes and blocks built into temp tables as by
+ * store_begin_shadow.  The run ends it with store_rollback, computes with
+ * no lock held, and writes its results in a store_begin transaction.
+ * Fails at once on a database that cannot be written (the run could not
+ * be recorded) or that holds no model; migrates an older schema in a
+ * write transaction of its own first. */
+int store_begin_snapshot(struct store *s, struct err *e) WUR;
 
 #endif
