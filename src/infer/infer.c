@@ -505,6 +505,7 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, double *log_z,
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.max_nodes = o->max_nodes;
 	eo.max_seconds = o->max_seconds;
+	eo.max_memory = (double)o->max_memory;
 	if ((rc = build_theory(r, o->constraints && !strcmp(o->constraints,
 	    "normal"), &b)) ||
 	    (rc = eng_new(b.t, &eo, &g, e)) ||
@@ -555,6 +556,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	    1000;
 	lo.max_seconds = o->max_seconds;
 	lo.eo.max_seconds = o->max_seconds;  /* stops a sample that runs over */
+	lo.eo.max_memory = (double)o->max_memory;
 	lo.seed = o->seed;
 	lo.threads = o->threads > 0 ? o->threads : 1;
 	lo.progress = o->progress;
