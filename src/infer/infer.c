@@ -1001,6 +1001,12 @@ done:
 	return rc;
 }
 
+/* explain's plan is a sketch: it stops EXPLAIN_SECONDS after explain
+ * began (and at least half a second after the theory was built), and
+ * when the search holds EXPLAIN_MEMORY bytes. */
+#define EXPLAIN_SECONDS 3.0
+#define EXPLAIN_MEMORY (1024.0 * 1024 * 1024)
+
 int
 infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
     FILE *out, struct err *e)
@@ -1008,6 +1014,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *body = NULL;
 	struct built b = { 0 };
+	double t0 = now_seconds();
 	int rc;
 
 	r.s = s;
@@ -1032,7 +1039,11 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		struct buf plan;
 		eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 		eo.max_nodes = o->max_nodes ? o->max_nodes : 100000;
-		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds : 10;
+		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds :
+		    fmax(0.5, floor(10 * (EXPLAIN_SECONDS - (now_seconds() -
+		    t0))) / 10);
+		eo.max_memory = o->max_memory ? (double)o->max_memory :
+		    fmin(eng_default_memory(), EXPLAIN_MEMORY);
 		if (eo.order < 0) {
 			rc = err_set(e, SQLIFT_EUSAGE, "unknown order '%s'", o->order);
 			goto done;
