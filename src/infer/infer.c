@@ -527,6 +527,7 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.max_nodes = o->max_nodes;
 	eo.max_seconds = o->max_seconds;
+	eo.max_memory = (double)o->max_memory;
 	if ((rc = build_finish(b, r->dom, e)) ||
 	    (rc = eng_new(b->t, &eo, &g, e)) ||
 	    (rc = eng_log_z(g, log_z, e)) ||
@@ -575,6 +576,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	    1000;
 	lo.max_seconds = o->max_seconds;
 	lo.eo.max_seconds = o->max_seconds;  /* stops a sample that runs over */
+	lo.eo.max_memory = (double)o->max_memory;
 	lo.seed = o->seed;
 	lo.threads = o->threads > 0 ? o->threads : 1;
 	lo.progress = o->progress;
@@ -1069,6 +1071,12 @@ done:
 	return rc;
 }
 
+/* explain's plan is a sketch: it stops EXPLAIN_SECONDS after explain
+ * began (and at least half a second after the theory was built), and
+ * when the search holds EXPLAIN_MEMORY bytes. */
+#define EXPLAIN_SECONDS 3.0
+#define EXPLAIN_MEMORY (1024.0 * 1024 * 1024)
+
 int
 infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
     FILE *out, struct err *e)
@@ -1076,6 +1084,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	struct run r = { 0 };
 	char *text = NULL, *path = NULL, *fp = NULL, *body = NULL;
 	struct built b = { 0 };
+	double t0 = now_seconds();
 	int rc;
 
 	r.s = s;
@@ -1100,7 +1109,11 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		struct buf plan;
 		eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 		eo.max_nodes = o->max_nodes ? o->max_nodes : 100000;
-		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds : 10;
+		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds :
+		    fmax(0.5, floor(10 * (EXPLAIN_SECONDS - (now_seconds() -
+		    t0))) / 10);
+		eo.max_memory = o->max_memory ? (double)o->max_memory :
+		    fmin(eng_default_memory(), EXPLAIN_MEMORY);
 		if (eo.order < 0) {
 			rc = err_set(e, SQLIFT_EUSAGE, "unknown order '%s'", o->order);
 			goto done;

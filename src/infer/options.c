@@ -2,6 +2,7 @@
  * options-table.c): name, type, range, default and help of each.  The
  * setter, the checks of sqlift_infer(), the job keys, `sqlift infer`'s
  * options and --help, and the text of runs.parameters all read it. */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -19,6 +20,8 @@ enum opt_type {
 	OPT_INT,       /* int in [min, max] */
 	OPT_SEED,      /* uint64_t */
 	OPT_SECONDS,   /* double, more than 0 */
+	OPT_BYTES,     /* int64_t: a number and K, M, G or T (powers of
+	                  1024), at least min */
 	OPT_FLAG       /* int, 0 or 1 */
 };
 
@@ -74,6 +77,14 @@ static const struct opt table[] = {
 	    "exact: stop after S seconds; lis: sample\n"
 	    "for S seconds (unless --samples is reached)\n" },
 	    OPT_SECONDS, OFF(max_seconds), 0, 0, NULL, 0, "max_seconds" },
+	{ { "max_memory", "max-memory", 0, "SIZE", "a size: 512M, 2G; 0: none",
+	    "2G or half the memory",
+	    "exact: stop when the search and its cache\n"
+	    "hold SIZE bytes (K, M, G, T: powers of 1024;\n"
+	    "default the smaller of 2G and half the\n"
+	    "machine's memory; 0: no limit)\n" },
+	    OPT_BYTES, OFF(max_memory), 1, INT64_MAX / 2, NULL, 1,
+	    "max_memory" },
 	{ { "samples", "samples", 0, "N", "1 or more", "1000",
 	    "lis: draw N samples (default 1000)\n" },
 	    OPT_INT64, OFF(samples), 1, INT64_MAX, NULL, 0, "samples" },
@@ -140,7 +151,7 @@ static const struct opt table[] = {
 static const char *const param_order[] = { "method", "open_world",
     "closed_world", "query_file", "order", "constraints", "max_nodes",
     "max_seconds", "samples", "threads", "proposal", "marginals",
-    "particles", "exact_budget" };
+    "particles", "exact_budget", "max_memory" };
 
 const struct sqlift_infer_option *
 sqlift_infer_option_next(const struct sqlift_infer_option *prev)
@@ -202,6 +213,9 @@ opt_expected(const struct opt *d, char *s, size_t n)
 	case OPT_SECONDS:
 		snprintf(s, n, "a positive number");
 		break;
+	case OPT_BYTES:
+		snprintf(s, n, "a size such as 512M or 2G, or 0 for no limit");
+		break;
 	case OPT_FLAG:
 		snprintf(s, n, "true or false");
 		break;
@@ -227,6 +241,31 @@ choice_ok(const struct opt *d, const char *v)
 	for (const char *const *c = d->choices; *c; c++)
 		if (!strcmp(*c, v))
 			return 1;
+	return 0;
+}
+
+/* "512M" -> 536870912: a number, then K, M, G or T (powers of 1024);
+ * -1 if it is none of these or not a whole number of bytes. */
+static int
+bytes_parse(const char *s, long long *out)
+{
+	static const char units[] = "KMGT";
+	const char *u;
+	char *end;
+	double x;
+
+	errno = 0;
+	x = strtod(s, &end);
+	if (errno || end == s || !(x >= 0) || !isdigit((unsigned char)*s))
+		return -1;
+	if (*end && (u = strchr(units, toupper((unsigned char)*end))) &&
+	    !end[1]) {
+		x *= ldexp(1, 10 * (int)(u - units + 1));
+		end++;
+	}
+	if (*end || x > 0x1p62 || x != floor(x))
+		return -1;
+	*out = (long long)x;
 	return 0;
 }
 
@@ -283,6 +322,12 @@ opts_set(struct sqlift_infer_opts *o, const char *name, const char *value,
 			return opt_bad(d, name, value, e);
 		*(double *)f = t;
 		break;
+	case OPT_BYTES:
+		if (bytes_parse(value, &x) < 0 || (x != 0 && (x < d->min ||
+		    x > d->max)))
+			return opt_bad(d, name, value, e);
+		*(int64_t *)f = x == 0 && d->zero_none ? -1 : x;
+		break;
 	case OPT_FLAG:
 		if (!strcasecmp(value, "true") || !strcasecmp(value, "yes") ||
 		    !strcmp(value, "1"))
@@ -316,6 +361,7 @@ opts_check(const struct sqlift_infer_opts *o, struct err *e)
 			break;
 		case OPT_INT64:
 		case OPT_INT:
+		case OPT_BYTES:
 			x = d->type == OPT_INT ? *(const int *)f :
 			    *(const int64_t *)f;
 			if (x != 0 && !(x == -1 && d->zero_none) &&
@@ -357,6 +403,7 @@ opts_params(struct buf *b, const struct sqlift_infer_opts *o)
 			break;
 		case OPT_INT64:
 		case OPT_INT:
+		case OPT_BYTES:
 			x = d->type == OPT_INT ? *(const int *)f :
 			    *(const int64_t *)f;
 			if (x)

@@ -27,6 +27,8 @@ struct sqlift_infer_opts {
 	const char *constraints; /* setineq (NULL) or normal */
 	int64_t max_nodes;       /* 0: no limit */
 	double max_seconds;      /* 0: no limit (lis: stop sampling then) */
+	int64_t max_memory;      /* bytes the search and its cache may hold;
+	                            0: eng_default_memory(), -1: no limit */
 	/* lis, ground-lis: */
 	int64_t samples;         /* 0: 1000, or as many as max_seconds allows */
 	int threads;             /* independent streams; 0: 1 */

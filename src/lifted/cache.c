@@ -185,8 +185,19 @@ cache_find(struct eng *g, const struct ibuf *key, uint64_t h)
 	}
 }
 
+/* What an entry of n key ints and ne counts adds to eng_held. */
+static int64_t
+entry_held(size_t n, size_t ne)
+{
+	return (int64_t)(n * sizeof(int) + 1 + HELD_EXTRA +
+	    (ne ? ne * (sizeof(int) + sizeof(double)) + 2 * HELD_EXTRA : 0));
+}
+
 /* Stores a result, and the expected counts that ga holds from `from`
- * on; a full cache (or no memory) just stops caching. */
+ * on; a full cache (or no memory) just stops caching.  The cache stops
+ * growing once the engine holds half of --max-memory: it only saves
+ * work (an entry is a theory's value, which the search computes again
+ * without it), while the search cannot go on without its memory. */
 void
 cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
     size_t from)
@@ -196,14 +207,24 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 
 	if (g->cache_ints + key->n + 3 * ne > CACHE_INTS)
 		return;
+	if (g->mem_cap > 0 && eng_held + entry_held(key->n, ne) >
+	    g->mem_cap / 2)
+		return;
 	if (2 * (g->ncache + 1) > g->capcache) {
 		size_t cap = g->capcache ? 2 * g->capcache : 1024;
 		struct centry *n = xcalloc(cap, sizeof *n), *old = g->cache;
 		size_t oc = g->capcache;
 		if (!n)
 			return;
+		if (g->mem_cap > 0 && eng_held + (int64_t)((cap - oc) *
+		    sizeof *n) > g->mem_cap / 2) {
+			free(n);
+			return;
+		}
 		g->cache = n;
 		g->capcache = cap;
+		g->cache_held += (int64_t)((cap - oc) * sizeof *n);
+		eng_held += (int64_t)((cap - oc) * sizeof *n);
 		for (size_t i = 0; i < oc; i++)
 			if (old[i].key) {
 				size_t j = old[i].h & (cap - 1);
@@ -248,6 +269,8 @@ cache_put(struct eng *g, const struct ibuf *key, uint64_t h, double val,
 	}
 	g->ncache++;
 	g->cache_ints += key->n;
+	g->cache_held += entry_held(key->n, ne);
+	eng_held += entry_held(key->n, ne);
 }
 
 /* Marks the cached theory of key as one whose tracked atoms were over

@@ -6,6 +6,8 @@
 
 #include "lifted/lifted-int.h"
 
+_Thread_local int64_t eng_held;
+
 struct cl *
 cl_new(int nvars, int nneq, int nlits, int nargs)
 {
@@ -22,6 +24,8 @@ cl_new(int nvars, int nneq, int nlits, int nargs)
 	c->nneq = nneq;
 	c->nlits = nlits;
 	c->nargs = nargs;
+	c->held = (int)sz + HELD_EXTRA + (int)sizeof(struct cl *);
+	eng_held += c->held;
 	c->lit = (struct lit *)(c + 1);
 	c->blk = (int *)(c->lit + nlits);
 	c->neq = (int (*)[2])(c->blk + nvars);
@@ -45,6 +49,15 @@ cl_copy_room(const struct cl *c, int extra)
 	memcpy(d->neq, c->neq, (size_t)c->nneq * sizeof *d->neq);
 	memcpy(d->arg, c->arg, (size_t)c->nargs * sizeof *d->arg);
 	return d;
+}
+
+void
+cl_free(struct cl *c)
+{
+	if (!c)
+		return;
+	eng_held -= c->held;
+	free(c);
 }
 
 struct cl *
@@ -129,7 +142,7 @@ th_free(struct th *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->c.n; i++)
-		free(t->c.v[i]);
+		cl_free(t->c.v[i]);
 	free(t->c.v);
 	free(t->size);
 	free(t->type);
@@ -197,7 +210,7 @@ th_push(struct th *t, struct cl *c)
 	if (!c)
 		return -1;
 	if (VEC_PUSH(t->c, c) < 0) {
-		free(c);
+		cl_free(c);
 		return -1;
 	}
 	return 0;

@@ -66,6 +66,20 @@ conv_rec(struct eng *g, struct th *t, struct conv *cv, int r)
 	return 0;
 }
 
+double
+eng_default_memory(void)
+{
+	double two = 2.0 * (1 << 30), half = mem_total() / 2;
+
+	return half > 0 && half < two ? half : two;
+}
+
+int64_t
+eng_held_bytes(void)
+{
+	return eng_held;
+}
+
 int
 eng_new(const struct ct_theory *ct, const struct eng_opts *o,
     struct eng **out, struct err *e)
@@ -84,8 +98,9 @@ eng_new(const struct ct_theory *ct, const struct eng_opts *o,
 		g->o = *o;
 	g->sr = g->o.semiring == ENG_MAX ? &sr_max : &sr_sum;
 	g->t0 = now_seconds();
-	g->mem_cap = g->o.max_memory > 0 ? g->o.max_memory :
-	    g->o.max_memory < 0 ? 0 : 0.75 * mem_total();
+	g->mem_cap = (int64_t)(g->o.max_memory > 0 ? g->o.max_memory :
+	    g->o.max_memory < 0 ? 0 : eng_default_memory());
+	g->rss_cap = g->o.max_memory < 0 ? 0 : 0.75 * mem_total();
 	if (!(g->boff = xcalloc((size_t)nt + 1, sizeof *g->boff)) ||
 	    !(g->top = xcalloc(1, sizeof *g->top)))
 		goto oom;
@@ -143,6 +158,7 @@ eng_free(struct eng *g)
 		free(g->cache[i].ev);
 	}
 	free(g->cache);
+	eng_held -= g->cache_held;
 	for (int i = 0; g->reps && i < g->nreps; i++)
 		free(g->reps[i].v);
 	free(g->reps);
@@ -205,7 +221,7 @@ keep_component(struct th *t, const struct index *ix, int qc)
 		if (comp[i] == r)
 			t->c.v[keep++] = t->c.v[i];
 		else
-			free(t->c.v[i]);
+			cl_free(t->c.v[i]);
 	}
 	t->c.n = keep;
 	free(comp);

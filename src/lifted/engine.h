@@ -39,9 +39,10 @@ struct eng_opts {
 	int semiring;          /* enum eng_semiring */
 	int64_t max_nodes;     /* 0: no limit */
 	double max_seconds;    /* 0: no limit */
-	double max_memory;     /* bytes of resident memory at which the
-	                          search stops (SQLIFT_ELIMIT); 0: 3/4 of
-	                          the machine's memory, < 0: no limit */
+	double max_memory;     /* bytes the search and its cache may hold
+	                          (SQLIFT_ELIMIT beyond; the cache stops
+	                          growing at half); 0: eng_default_memory(),
+	                          < 0: no limit */
 	int no_cache;
 	/* sampling: */
 	int proposal;          /* enum eng_proposal (sample/sample.h) */
@@ -72,6 +73,13 @@ struct eng_stats {
 };
 
 struct eng;
+
+/* The default of max_memory: the smaller of 2 GB and half of the
+ * machine's physical memory. */
+double eng_default_memory(void);
+/* Bytes the engines of the calling thread hold now (what max_memory
+ * caps): 0 once they are freed. */
+int64_t eng_held_bytes(void);
 
 /* An engine for theory t (borrowed: it must outlive the engine).
  * eng_log_z: log Z of t, constants and free atoms included (ENG_MAX: the

@@ -110,6 +110,7 @@ done:
 void
 index_free(struct index *ix)
 {
+	eng_held -= ix->held;
 	free(ix->occ);
 	free(ix->keybuf);
 	free(ix->lpos);
@@ -189,6 +190,11 @@ index_build(const struct eng *g, const struct th *t, struct index *ix)
 		}
 		ix->cls_of[ix->lpos[o->cl] + o->li] = ix->ncls - 1;
 	}
+	ix->held = (int64_t)((nl + 1) * (sizeof *ix->occ + sizeof *ix->cls_of +
+	    sizeof *ix->first + sizeof *ix->atoms + sizeof *ix->slots +
+	    sizeof *ix->big) + (nl * kmax + 1) * sizeof *ix->keybuf +
+	    (t->c.n + 1) * sizeof *ix->lpos + 8 * HELD_EXTRA);
+	eng_held += ix->held;
 	return 0;
 }
 

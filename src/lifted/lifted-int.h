@@ -44,6 +44,9 @@ _Static_assert(MLN_MAX_ARITY <= MAX_VARS && MLN_MAX_CLAUSE_LITS <= MAX_VARS &&
 #define BUDGET_CLAUSES 64
 /* Ints the cache's keys and counts may take in all. */
 #define CACHE_INTS ((size_t)64 << 20)
+/* What eng_held counts for a block of n bytes beyond n: malloc's
+ * header and rounding; a clause also counts its slot in a theory. */
+#define HELD_EXTRA 16
 
 #define LOG2 0.69314718055994530942
 
@@ -71,6 +74,7 @@ struct cl {
 	int hard, nvars, nneq, nlits, nargs;
 	int tag;               /* a counted unit clause (eng_track_count):
 	                          its tag + 1; 0: none */
+	int held;              /* what it adds to eng_held (cl_new) */
 	struct lit *lit;
 	int *blk;              /* per variable: its block */
 	int (*neq)[2];         /* variables of one block, a < b */
@@ -167,6 +171,7 @@ struct eng {
 	char *top_ground;      /* component r: every class one atom */
 	struct centry *cache;
 	size_t ncache, capcache, cache_ints;
+	int64_t cache_held;    /* what the cache adds to eng_held */
 	char step[200];        /* the largest grounding, for limit messages */
 	struct err *e;
 	/* a schematic run (eng_plan): one branch of each binomial followed,
@@ -178,7 +183,10 @@ struct eng {
 	 * drawn, NULL while the search is exact; smp_state owns it */
 	struct sampler *smp, *smp_state;
 	struct smp_mode mode;
-	double mem_cap;        /* max_memory, resolved; 0: no limit */
+	int64_t mem_cap;       /* max_memory, resolved: the most eng_held
+	                          may reach; 0: no limit */
+	double rss_cap;        /* resident memory at which the search stops
+	                          whatever it counts: 3/4 of the machine */
 	int64_t try_limit, try_work;
 	int64_t pilot_nodes;   /* nodes visited in pilots' solves */
 	const struct amap *amap;   /* extra assignment of the simplification */
@@ -237,6 +245,7 @@ struct index {
 	int *slots;            /* per class: variables in blocks of size > 1 */
 	int *big;              /* per class: one block of size > 1, or -1 */
 	double total;          /* atoms of all classes */
+	int64_t held;          /* what it adds to eng_held */
 };
 
 struct ibuf {
@@ -258,8 +267,16 @@ lchoose(int64_t n, int64_t k)
 	    lgamma((double)(n - k) + 1);
 }
 
+/* Bytes that the engines of this thread hold in clauses, class indexes
+ * and caches: added where they are allocated (cl_new, index_build,
+ * cache_put, search_solve's cache key), subtracted where they are freed.
+ * --max-memory caps it (limits() in search.c); an engine lives in the
+ * thread that made it, so a thread's count is its engine's. */
+extern _Thread_local int64_t eng_held;
+
 /* clause.c: clauses and theories */
 struct cl *cl_new(int nvars, int nneq, int nlits, int nargs);
+void cl_free(struct cl *c);
 struct cl *cl_copy(const struct cl *c);
 int cl_has_neq(const struct cl *c, int a, int b);
 struct cl *cl_without(const struct cl *c, int v, int u);

@@ -130,9 +130,9 @@ search_child(struct eng *g, struct th *child, const struct asg *as,
 }
 
 /* AND decomposition: returns 1 and solves when t has several
- * components. Takes t in that case. */
+ * components. Takes t and frees ix in that case. */
 static int
-decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
+decompose(struct eng *g, struct th *t, struct index *ix, double *out,
     int *rc)
 {
 	int *comp, ncomp = th_components(t, ix, &comp);
@@ -149,6 +149,7 @@ decompose(struct eng *g, struct th *t, const struct index *ix, double *out,
 		free(comp);
 		return 0;
 	}
+	index_free(ix);        /* the parts build their own */
 	g->st.decompositions++;
 	plan_line(g, "AND: %d independent parts", ncomp);
 	if (!(parts = xcalloc((size_t)ncomp, sizeof *parts))) {
@@ -222,8 +223,10 @@ power_rec(const struct eng *g, const struct th *t, const struct index *ix,
 	return 0;
 }
 
+/* Returns 1 when the power rule applies to t: then it takes t, frees
+ * ix and solves. */
 static int
-power(struct eng *g, struct th *t, const struct index *ix, double *out,
+power(struct eng *g, struct th *t, struct index *ix, double *out,
     int *rc)
 {
 	int *x = xmalloc((t->c.n + 1) * sizeof *x);
@@ -250,10 +253,11 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 	if (best >= 0) {
 		int64_t n = t->size[best];
 		int nb;
-		double z;
+		double z, expected = ix->total / (double)n;
 		for (int k = 0; k < ix->ncls; k++)
 			cpos[k] = -1;
 		(void)power_rec(g, t, ix, best, 0, x, cpos);
+		index_free(ix);    /* the child builds its own */
 		g->st.powers++;
 		plan_line(g, "power rule: %lld alike parts, one per %s constant",
 		    (long long)n, g->ct->m->types.v[t->type[best]].name);
@@ -274,13 +278,12 @@ power(struct eng *g, struct th *t, const struct index *ix, double *out,
 		}
 		if (!g->smp || g->mode.trying) {
 			size_t m = g->ga.n;
-			if ((*rc = search_child(g, t, NULL, ix->total / (double)n,
-			    &z)) == 0) {
+			if ((*rc = search_child(g, t, NULL, expected, &z)) == 0) {
 				*out = (double)n * z;
 				counts_scale(g, m, g->ga.n, (double)n);
 			}
 		} else
-			*rc = smp_power(g, t, n, ix->total / (double)n, out);
+			*rc = smp_power(g, t, n, expected, out);
 	}
 done:
 	free(x);
@@ -289,9 +292,10 @@ done:
 }
 
 /* Generalized binomial on class cls, whose one slot is in block b (or a
- * single ground atom when b < 0): k of its atoms true, for every k. */
+ * single ground atom when b < 0): k of its atoms true, for every k.
+ * Frees ix. */
 static int
-search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
+search_binomial(struct eng *g, struct th *t, struct index *ix, int cls,
     double *out)
 {
 	const struct occ *o = &ix->occ[ix->first[cls]];
@@ -312,9 +316,19 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 		free(terms);
 		return err_oom(g->e);
 	}
+	if (b < 0)
+		memcpy(kt, o->key, o->len * sizeof *kt);
+	else {
+		if ((nb = th_add_block(t, 0, t->type[b])) < 0)
+			rc = err_oom(g->e);
+		if (!rc && th_split(t, b, nb) < 0)
+			rc = err_oom(g->e);
+		key_with(o->key, o->len, b, b, kt);
+		key_with(o->key, o->len, b, nb, kf);
+	}
+	index_free(ix);        /* the children build their own */
 	if (b < 0) {
 		/* a single atom: true, then false */
-		memcpy(kt, o->key, o->len * sizeof *kt);
 		as.n = 1;
 		for (int v = 0; v < 2 && !rc; v++) {
 			struct th *c = th_copy(t);
@@ -328,13 +342,7 @@ search_binomial(struct eng *g, struct th *t, const struct index *ix, int cls,
 		}
 		n = 1;
 	} else {
-		if ((nb = th_add_block(t, 0, t->type[b])) < 0)
-			rc = err_oom(g->e);
-		if (!rc && th_split(t, b, nb) < 0)
-			rc = err_oom(g->e);
 		double mult = g->mult;
-		key_with(o->key, o->len, b, b, kt);
-		key_with(o->key, o->len, b, nb, kf);
 		if (g->plan)
 			g->mult *= (double)n + 1;
 		for (int64_t k = 0; k <= n && !rc; k++) {
@@ -396,6 +404,24 @@ ground_one(struct eng *g, struct th *t, struct index *ix, int cls,
 	return search_child(g, t, NULL, expected, out);
 }
 
+/* "512M", "2G", "1.5G": n bytes in the units --max-memory reads. */
+static void
+size_text(int64_t n, char *out, size_t len)
+{
+	static const char units[] = "KMGT";
+	double x = (double)n;
+	int u = -1;
+
+	while (u < 3 && x >= 1024) {
+		x /= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(out, len, "%lld", (long long)n);
+	else
+		snprintf(out, len, "%.3g%c", x, units[u]);
+}
+
 static int
 limits(struct eng *g, const struct th *t)
 {
@@ -416,20 +442,31 @@ limits(struct eng *g, const struct th *t)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-seconds %g%s%s: the theory does not lift (try --method "
 		    "lis)", g->o.max_seconds, g->step[0] ? " while " : "", g->step);
-	/* Stop before the kernel kills the process: every level of the
-	 * search holds its theory, and where a theory does not lift they
-	 * are large (docs/internals/lis.md, "Search costs").  A large node
-	 * is checked every time, small ones every 1024 nodes. */
-	if (g->mem_cap > 0 && (t->c.n >= 4096 || (g->st.nodes & 1023) == 0)) {
+	/* The search and its cache hold eng_held bytes; a node that would
+	 * hold more than the cap stops here, before the kernel kills the
+	 * process.  Every level of the search holds its theory, and where
+	 * a theory does not lift they are large (docs/internals/lis.md,
+	 * "Search costs"). */
+	if (g->mem_cap > 0 && eng_held > g->mem_cap) {
+		char cap[32];
+		size_text(g->mem_cap, cap, sizeof cap);
+		return err_set(g->e, SQLIFT_ELIMIT, "%s stopped at --max-memory "
+		    "%s%s%s%s: the search and its cache need more memory%s",
+		    g->smp ? "sampling" : "exact inference", cap,
+		    g->o.max_memory > 0 ? "" : " (the default)", g->step[0] ?
+		    " while " : "", g->step, g->smp ? "" : " (try --method lis)");
+	}
+	/* What it does not count (the sampler's state, the evidence) is
+	 * bounded by the resident memory, checked at a large node and
+	 * every 1024 nodes. */
+	if (g->rss_cap > 0 && (t->c.n >= 4096 || (g->st.nodes & 1023) == 0)) {
 		double m = mem_resident();
-		if (m > g->mem_cap)
+		if (m > g->rss_cap)
 			return err_set(g->e, SQLIFT_ELIMIT, "%s stopped: it holds "
-			    "%.1f GB, more than %.1f GB%s%s%s: the theory does not "
-			    "lift%s", g->smp ? "sampling" : "exact inference", m / 1e9,
-			    g->mem_cap / 1e9, g->o.max_memory > 0 ? "" :
-			    " (3/4 of this machine's memory)", g->step[0] ?
-			    " while " : "", g->step, g->smp ? "" :
-			    " (try --method lis)");
+			    "%.1f GB, more than 3/4 of this machine's memory%s%s: the "
+			    "theory does not lift%s", g->smp ? "sampling" :
+			    "exact inference", m / 1e9, g->step[0] ? " while " : "",
+			    g->step, g->smp ? "" : " (try --method lis)");
 	}
 	return 0;
 }
@@ -496,6 +533,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 	int rc, cls, state = 0, done = 0, batch = 0, first = -1;
 	int sampling = g->smp && !g->mode.trying;
 	size_t mark0 = g->ga.n;       /* this theory's expected counts */
+	int64_t key_held = 0;         /* what key adds to eng_held */
 
 	if ((rc = limits(g, t))) {
 		th_free(t);
@@ -520,10 +558,14 @@ search_solve(struct eng *g, struct th *t, double *out)
 		if ((rc = smp_enumerate(g, t, &ix, &done, out)) || done)
 			goto done;
 	}
-	if ((!g->o.no_cache || sampling) && !(batch && smp_keyless(g, &ix))) {
+	/* a plan's engine is fresh and stores nothing: no key */
+	if ((!g->o.no_cache || sampling) && !g->plan &&
+	    !(batch && smp_keyless(g, &ix))) {
 		rc = cache_lookup(g, t, &ix, sampling, &key, &h, &state, out);
 		if (rc || state == 1)
 			goto done;
+		key_held = (int64_t)(key.cap * sizeof *key.v) + HELD_EXTRA;
+		eng_held += key_held;
 	}
 	if (sampling && state != 2 &&
 	    ((rc = smp_try(g, t, &ix, &key, h, mark0, &done, out)) || done))
@@ -541,6 +583,8 @@ search_solve(struct eng *g, struct th *t, double *out)
 	}
 	if (sampling) {
 		/* one branch: nothing of this node is needed below it */
+		eng_held -= key_held;
+		key_held = 0;
 		free(key.v);
 		key.v = NULL;
 	}
@@ -558,6 +602,7 @@ store:
 	if (!rc && !g->o.no_cache && !g->plan && !sampling)
 		cache_put(g, &key, h, *out, mark0);
 done:
+	eng_held -= key_held;
 	free(key.v);
 	index_free(&ix);
 	return rc;

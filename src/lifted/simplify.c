@@ -30,11 +30,11 @@ th_normalise(const struct eng *g, struct th *t)
 		if (u >= 0) {
 			struct cl *m = cl_without(c, v, u), *n = cl_add_neq(c, u, v);
 			if (!m || !n) {
-				free(m);
-				free(n);
+				cl_free(m);
+				cl_free(n);
 				return -1;
 			}
-			free(c);
+			cl_free(c);
 			t->c.v[i] = m;
 			if (th_push(t, n) < 0)
 				return -1;
@@ -46,7 +46,7 @@ th_normalise(const struct eng *g, struct th *t)
 		if (cl_count(t->c.v[i], t->size) > 0)
 			t->c.v[keep++] = t->c.v[i];
 		else
-			free(t->c.v[i]);
+			cl_free(t->c.v[i]);
 	}
 	t->c.n = keep;
 	return 0;
@@ -161,13 +161,13 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				*konst += c->w * cnt;
 			if (c->tag)
 				counts_push(g, c->tag - 1, cnt);
-			free(c);
+			cl_free(c);
 			continue;
 		}
 		if (nk == 0) {
 			if (c->hard)
 				*konst = -INFINITY;
-			free(c);
+			cl_free(c);
 			continue;
 		}
 		if (changed) {
@@ -188,7 +188,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				    sizeof *d->arg);
 				nargs += a;
 			}
-			free(c);
+			cl_free(c);
 			c = d;
 		}
 		/* variables in no literal whose inequality partners are pairwise
@@ -211,7 +211,7 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				goto fail;
 			if (!c->hard)
 				d->w *= (double)(t->size[c->blk[v]] - deg);
-			free(c);
+			cl_free(c);
 			c = d;
 		}
 		t->c.v[keep++] = c;

@@ -329,7 +329,7 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 		c->arg[a] = var[a];
 	if (vec_grow_((void **)&g->tags, &g->captags, (size_t)g->ntag + 1,
 	    sizeof *g->tags)) {
-		free(c);
+		cl_free(c);
 		return err_oom(e);
 	}
 	g->tags[g->ntag].slot = *slot;

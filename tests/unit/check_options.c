@@ -71,6 +71,41 @@ START_TEST(test_set)
 }
 END_TEST
 
+/* --max-memory: a number of bytes and K, M, G or T, powers of 1024;
+ * 0 is no limit (stored as -1), written as 0 in runs.parameters. */
+START_TEST(test_set_memory)
+{
+	static const struct {
+		const char *text;
+		int64_t bytes;
+	} ok[] = { { "512M", 536870912 }, { "2G", 2147483648 },
+	    { "1.5g", 1610612736 }, { "65536", 65536 }, { "64K", 65536 },
+	    { "1T", 1099511627776 }, { "0", -1 } };
+	sqlift_infer_opts *o = sqlift_infer_opts_new();
+	struct buf b;
+
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		ck_assert_int_eq(sqlift_infer_opts_set(o, "--max-memory",
+		    ok[i].text), 0);
+		ck_assert_int_eq(o->max_memory, ok[i].bytes);
+	}
+	ck_assert_int_eq(sqlift_infer_opts_set(o, "max_memory", "3G"), 0);
+	ck_assert_int_eq(sqlift_infer_opts_set(o, "method", "exact"), 0);
+	buf_init(&b);
+	opts_params(&b, o);
+	ck_assert_str_eq(b.s, "method=exact max_memory=3221225472");
+	buf_free(&b);
+	sqlift_infer_opts_free(o);
+	set_bad("--max-memory", "2X", "--max-memory is '2X', expected a size "
+	    "such as 512M or 2G, or 0 for no limit");
+	set_bad("max_memory", "-1G", "expected a size");
+	set_bad("max_memory", "G", "expected a size");
+	set_bad("max_memory", "0.5", "expected a size");
+	set_bad("max_memory", "2GB", "expected a size");
+	set_bad("max_memory", "9999999T", "expected a size");
+}
+END_TEST
+
 START_TEST(test_set_bad)
 {
 	set_bad("threads", "0", "threads is '0', expected an integer from 1 "
@@ -115,6 +150,7 @@ main(void)
 	const TTest *const tests[] = {
 		test_table,
 		test_set,
+		test_set_memory,
 		test_set_bad,
 		test_check,
 	};
