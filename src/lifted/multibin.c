@@ -20,7 +20,7 @@
 #define MB_DROP 40.0
 #define MB_TINY 4.248354255291589e-18   /* e^-MB_DROP */
 /* Products with fewer terms than this are computed in full. */
-#define MB_FULL 10000.0
+#define MB_FULL 4096.0
 
 struct mb {
 	const struct th *t;
@@ -278,23 +278,25 @@ support(const double *a, int64_t n, int64_t *lo, int64_t *hi)
 		;
 }
 
-/* e^(a[k + 1] - a[k]) for k < n into r; 0 when one is not finite or
- * out of range (then the caller takes exp of each term) */
+/* e^(a[k + 1] - a[k]) into r[k] and its inverse into ri[k], lo <= k <
+ * hi; 0 when one is out of range (then the caller takes exp of each
+ * term) */
 static int
-ratios(const double *a, int64_t lo, int64_t hi, double *r)
+ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
 {
 	for (int64_t k = lo; k < hi; k++) {
 		double d = a[k + 1] - a[k];
 		if (!(fabs(d) < 300))
 			return 0;
 		r[k] = exp(d);
+		ri[k] = exp(-d);
 	}
 	return 1;
 }
 
 /* log of the coefficients of the product of polynomials a (degree na)
- * and b (degree nb), into c (degree na + nb); ra, rb: scratch of na and
- * nb doubles.  Both are log-concave (finite on an interval), so the
+ * and b (degree nb), into c (degree na + nb); ra, rb: scratch of 2 na
+ * and 2 nb doubles.  Both are log-concave (finite on an interval), so the
  * terms of each coefficient are unimodal: a large product adds only
  * those within MB_DROP nats of the largest, each from its neighbour by
  * the ratios of a's and b's neighbouring coefficients. */
@@ -307,7 +309,8 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 
 	support(a, na, &alo, &ahi);
 	support(b, nb, &blo, &bhi);
-	fast = !full && ratios(a, alo, ahi, ra) && ratios(b, blo, bhi, rb);
+	fast = !full && ratios(a, alo, ahi, ra, ra + na) &&
+	    ratios(b, blo, bhi, rb, rb + nb);
 	for (int64_t j = 0; j <= na + nb; j++) {
 		int64_t lo = j - bhi > alo ? j - bhi : alo;
 		int64_t hi = j - blo < ahi ? j - blo : ahi;
@@ -338,7 +341,7 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 		e = 1;
 		for (int64_t k = i; k <= hi; k++) {
 			if (k > i)
-				e = fast ? e * ra[k - 1] / rb[j - k] :
+				e = fast ? e * ra[k - 1] * rb[nb + j - k] :
 				    exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
@@ -346,7 +349,7 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 		}
 		e = 1;
 		for (int64_t k = i - 1; k >= lo; k--) {
-			e = fast ? e * rb[j - k - 1] / ra[k] :
+			e = fast ? e * rb[j - k - 1] * ra[na + k] :
 			    exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
@@ -615,7 +618,8 @@ split_equal(const struct mb *m, const struct th *t, struct th **out)
 
 /* w[0 .. total]: log of the coefficients of prod_b (e^f_b + e^t_b x)^n_b
  * over the merged blocks, f_b and t_b their private parts' log Z per
- * constant with P false and true; p, q, ra, rb: scratch of as many. */
+ * constant with P false and true; p, q: scratch of as many doubles, ra,
+ * rb: of twice as many. */
 static int
 count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
     double *p, double *q, double *ra, double *rb)
@@ -723,8 +727,8 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	if (!(w = xmalloc(((size_t)total + 1) * sizeof *w)) ||
 	    !(p = xmalloc(((size_t)total + 1) * sizeof *p)) ||
 	    !(q = xmalloc(((size_t)total + 1) * sizeof *q)) ||
-	    !(ra = xmalloc(((size_t)total + 1) * sizeof *ra)) ||
-	    !(rb = xmalloc(((size_t)total + 1) * sizeof *rb))) {
+	    !(ra = xmalloc(2 * ((size_t)total + 1) * sizeof *ra)) ||
+	    !(rb = xmalloc(2 * ((size_t)total + 1) * sizeof *rb))) {
 		*rc = err_oom(g->e);
 		goto done;
 	}
