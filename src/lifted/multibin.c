@@ -22,6 +22,13 @@
 /* Products with fewer terms than this are computed in full. */
 #define MB_FULL 4096.0
 
+/* a clause over merged blocks, sorted by merged form, then vector */
+struct form {
+	uint64_t h;
+	int64_t sig;
+	int i;
+};
+
 struct mb {
 	const struct th *t;
 	const struct index *ix;
@@ -34,6 +41,7 @@ struct mb {
 	uint64_t *h;
 	int64_t *sig;
 	int *nv;
+	struct form *fm;       /* scratch of alike's sort */
 	int *ord;              /* the clauses over merged blocks, by form */
 	int ngrp;              /* their merged forms: first in ord, and how */
 	int *gfirst;           /* often each vector of blocks comes */
@@ -121,18 +129,16 @@ same_merged(const struct mb *m, const struct cl *c, const struct cl *d)
 	return 1;
 }
 
-static const struct mb *cmp_mb;
-
 static int
 cmp_form(const void *a, const void *b)
 {
-	int i = *(const int *)a, j = *(const int *)b;
+	const struct form *x = a, *y = b;
 
-	if (cmp_mb->h[i] != cmp_mb->h[j])
-		return cmp_mb->h[i] < cmp_mb->h[j] ? -1 : 1;
-	if (cmp_mb->sig[i] != cmp_mb->sig[j])
-		return cmp_mb->sig[i] < cmp_mb->sig[j] ? -1 : 1;
-	return i < j ? -1 : i > j;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->sig != y->sig)
+		return x->sig < y->sig ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
 }
 
 /* Vector sig (base nb, one digit per merged variable of a clause of nv
@@ -169,11 +175,15 @@ alike(struct mb *m)
 			continue;
 		if (merged_form(m, t->c.v[i], &m->h[i], &m->sig[i], &m->nv[i]) < 0)
 			return 0;
-		if (m->nv[i] > 0)
-			m->ord[n++] = (int)i;
+		if (m->nv[i] > 0) {
+			m->fm[n].h = m->h[i];
+			m->fm[n].sig = m->sig[i];
+			m->fm[n++].i = (int)i;
+		}
 	}
-	cmp_mb = m;
-	qsort(m->ord, (size_t)n, sizeof *m->ord, cmp_form);
+	qsort(m->fm, (size_t)n, sizeof *m->fm, cmp_form);
+	for (int k = 0; k < n; k++)
+		m->ord[k] = m->fm[k].i;
 	m->ngrp = 0;
 	for (int s = 0, e; s < n; s = e) {
 		int64_t all = 1, rep = -1;
@@ -520,7 +530,9 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 			return rc;
 	} else {
 		g->st.nodes++;
+		g->depth++;
 		plan_line(g, "unit clauses alone: summed per atom");
+		g->depth--;
 		th_free(c);
 	}
 	*out = konst + z;
@@ -710,10 +722,11 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	m.sig = xmalloc(nc * sizeof *m.sig);
 	m.nv = xmalloc(nc * sizeof *m.nv);
 	m.ord = xmalloc(nc * sizeof *m.ord);
+	m.fm = xmalloc(nc * sizeof *m.fm);
 	m.gfirst = xmalloc(nc * sizeof *m.gfirst);
 	m.grep = xmalloc(nc * sizeof *m.grep);
 	if (!m.priv || !m.bpos || !m.h || !m.sig || !m.nv || !m.ord ||
-	    !m.gfirst || !m.grep) {
+	    !m.fm || !m.gfirst || !m.grep) {
 		*rc = err_oom(g->e);
 		goto done;
 	}
@@ -735,9 +748,11 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	ok = 1;
 	g->st.binomials++;
 	g->st.multibinomials++;
-	if (g->plan)
+	if (g->plan) {
+		/* a schematic run follows one branch: its weight is moot */
 		plan_rule(g, &m, total);
-	if ((*rc = count_poly(g, &m, len, w, p, q, ra, rb)))
+		memset(w, 0, ((size_t)total + 1) * sizeof *w);
+	} else if ((*rc = count_poly(g, &m, len, w, p, q, ra, rb)))
 		goto done;
 	key[0] = m.pred;
 	key[1] = m.b[0];
@@ -762,6 +777,7 @@ done:
 	free(m.sig);
 	free(m.nv);
 	free(m.ord);
+	free(m.fm);
 	free(m.gfirst);
 	free(m.grep);
 	return ok || *rc;
