@@ -3,7 +3,8 @@
  * constrained theory (theory.h) that never grounds what it can lift:
  * simplification, a cache keyed by the theory up to renaming, AND
  * decomposition, the power rule on a decomposer block, the generalized
- * binomial rule on a singleton atom class, and, where none applies,
+ * binomial rule on a singleton atom class (over several blocks at once
+ * where the theory treats them alike: multibin.c), and, where none applies,
  * grounding one constant of a block.  All in log space.
  *
  * Inside the engine a clause's variables each range over one block, and
@@ -59,6 +60,7 @@ struct eng_stats {
 	int64_t decompositions;    /* AND nodes with several components */
 	int64_t powers;            /* power rule */
 	int64_t binomials;         /* binomial nodes */
+	int64_t multibinomials;    /* of them, multi-block (multibin.c) */
 	int64_t groundings;        /* constants grounded */
 	int64_t largest_grounding; /* size of the largest block grounded from */
 	int64_t draws;             /* sampled binomial nodes */

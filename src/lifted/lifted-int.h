@@ -346,6 +346,13 @@ int order_pick(const struct eng *g, const struct th *t, const struct index *ix);
 int search_child(struct eng *g, struct th *child, const struct asg *as,
     double expected, double *out);
 int search_solve(struct eng *g, struct th *t, double *out);
+void plan_line(struct eng *g, const char *fmt, ...) PRINTF(2, 3);
+void class_text(const struct eng *g, const int64_t *size, const int *key,
+    char *out, size_t n);
+
+/* multibin.c: the multi-block binomial rule */
+int multibin(struct eng *g, const struct th *t, const struct index *ix,
+    int cls, double *out, int *rc);
 
 /* sample/node.c: the sampler's hooks, which the search calls while
  * g->smp is set and it is not trying a part exactly.  smp_enumerate and

@@ -1,7 +1,8 @@
 /* search.c: the lifted search (Gogate & Domingos's LSD/PTP, with the
  * rules of Mittal et al. 2015): search_solve() takes a simplified theory
  * and returns its log Z through
- *   components (AND) -> cache -> power rule -> binomial or grounding;
+ *   components (AND) -> cache -> power rule -> multi-block binomial
+ *   (multibin.c), binomial or grounding;
  * while sampling it hands nodes to the sampler (sample/node.c). */
 #include <math.h>
 #include <stdarg.h>
@@ -54,10 +55,7 @@ max_combine(const double *terms, int64_t n)
 const struct semiring sr_sum = { LOG2, sum_branch, sum_combine };
 const struct semiring sr_max = { 0.0, max_branch, max_combine };
 
-static void
-plan_line(struct eng *g, const char *fmt, ...) PRINTF(2, 3);
-
-static void
+void
 plan_line(struct eng *g, const char *fmt, ...)
 {
 	va_list ap;
@@ -78,7 +76,7 @@ plan_line(struct eng *g, const char *fmt, ...)
 }
 
 /* "Smokes(person:480)": the class of key, with its blocks' sizes. */
-static void
+void
 class_text(const struct eng *g, const int64_t *size, const int *key,
     char *out, size_t n)
 {
@@ -588,7 +586,13 @@ search_solve(struct eng *g, struct th *t, double *out)
 		free(key.v);
 		key.v = NULL;
 	}
-	if (ix.slots[cls] > 1)
+	/* the multi-block binomial in exact sums only: the sampler's nodes
+	 * and the max semiring keep the rules below */
+	if (!g->smp && !g->ntag && g->sr == &sr_sum && ix.slots[cls] <= 1 &&
+	    arity(g, ix.occ[ix.first[cls]].key[0]) == 1 &&
+	    multibin(g, t, &ix, cls, out, &rc))
+		th_free(t);
+	else if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);
 	else if (batch)
 		rc = smp_batch(g, t, &ix, out);

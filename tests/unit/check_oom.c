@@ -1,8 +1,8 @@
 /* check_oom.c: every allocation of a run fails in turn (k = 1, 2, ...
  * until the run no longer reaches allocation k), through the public API
- * on a small model with evidence: an exact run, and lis runs on two
- * threads, one that samples every branch, one that enumerates the small
- * parts.  For each k the run returns SQLIFT_ENOMEM and leaves the
+ * on a small model with evidence: an exact run, one through the
+ * multi-block binomial, and lis runs on two threads, one that samples
+ * every branch, one that enumerates the small parts.  For each k the run returns SQLIFT_ENOMEM and leaves the
  * database file as it was, or, where the engine goes on without the
  * memory (its cache stops caching), gives run 1's answers to the bit.
  * Each k runs in a child process, so that under ASan LeakSanitizer
@@ -19,6 +19,15 @@ static const char *MODEL =
     "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"
     "-0.8 EXIST y Friends(x, y) ^ Cancer(y)\n";
 static const char *EVIDENCE = "Smokes(A)\nFriends(A,B)\n!Friends(B,C)\n";
+/* friends-and-smokers with Cancer's evidence splitting the persons whose
+ * Smokes is unknown into three blocks: the multi-block binomial */
+static const char *MB_MODEL =
+    "person = {A, B, C, D, E, F, G}\nSmokes(person)\nCancer(person)\n"
+    "Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n"
+    "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n";
+static const char *MB_EVIDENCE = "!Cancer(B)\n!Cancer(C)\nCancer(D)\n"
+    "Smokes(E)\n!Smokes(F)\n";
+static const char *model, *evidence;  /* of the sweep: MODEL by default */
 
 /* Whole-file checksum, to show a failed run changed nothing. */
 static unsigned long long
@@ -55,13 +64,15 @@ static const char *
 setup_db(const struct sqlift_infer_opts *o)
 {
 	const char *db = tu_file("oom-ref.db", NULL);
-	const char *ev[1] = { tu_file("oom.txt", EVIDENCE) };
+	const char *ev[1] = { tu_file("oom.txt", evidence ? evidence :
+	    EVIDENCE) };
 	int64_t n, run;
 	sqlift *h;
 
 	unlink(db);
 	ck_assert_int_eq(sqlift_open(db, SQLIFT_OPEN_CREATE, &h), 0);
-	ck_assert_msg(sqlift_load(h, tu_file("oom.mln", MODEL), ev, 1, 0,
+	ck_assert_msg(sqlift_load(h, tu_file("oom.mln", model ? model : MODEL),
+	    ev, 1, 0,
 	    &n) == 0, "%s", sqlift_errmsg(h));
 	ck_assert_msg(sqlift_infer(h, o, &run) == 0, "%s", sqlift_errmsg(h));
 	ck_assert_int_eq(run, 1);
@@ -194,6 +205,21 @@ START_TEST(test_oom_exact)
 }
 END_TEST
 
+/* An exact run through the multi-block binomial (lifted/multibin.c). */
+START_TEST(test_oom_multibin)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	model = MB_MODEL;
+	evidence = MB_EVIDENCE;
+	o.method = "exact";
+	o.queries = "Smokes,Cancer";
+	o.open_world = "Smokes,Cancer";
+	ck_assert_int_gt(sweep(&o), 100);
+	model = evidence = NULL;
+}
+END_TEST
+
 /* A lis run with 2 threads and the given exact budget. */
 static long
 sweep_lis(int64_t exact_budget)
@@ -227,8 +253,8 @@ END_TEST
 int
 main(void)
 {
-	const TTest *const tests[] = { test_oom_exact, test_oom_lis,
-	    test_oom_lis_tries };
+	const TTest *const tests[] = { test_oom_exact, test_oom_multibin,
+	    test_oom_lis, test_oom_lis_tries };
 
 	if (!tu_slow()) {
 		printf("oom: skipped: runs in make check-slow\n");

@@ -1,0 +1,784 @@
+/* multibin.c: the multi-block binomial rule: a unary class split over
+ * several blocks that the theory treats alike once each block's private
+ * unary clauses are summed out is branched on its total count, one
+ * branch per count instead of one per count vector
+ * (docs/internals/lifted.md, "The multi-block binomial"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifted/lifted-int.h"
+
+/* At most this many candidate blocks, and |B|^v clauses per merged
+ * clause (v: its variables in the merged blocks). */
+#define MB_MAX_BLOCKS 64
+#define MB_MAX_GROUP (1 << 20)
+#define MB_MAX_VECTORS 4096
+/* The product of two count polynomials drops terms this many nats
+ * below the largest term of their coefficient: e^-40 is 4e-18, and the
+ * terms fall faster than geometrically beyond it. */
+#define MB_DROP 40.0
+#define MB_TINY 4.248354255291589e-18   /* e^-MB_DROP */
+/* Products with fewer terms than this are computed in full. */
+#define MB_FULL 4096.0
+
+/* a clause over merged blocks, sorted by merged form, then vector */
+struct form {
+	uint64_t h;
+	int64_t sig;
+	int i;
+};
+
+struct mb {
+	const struct th *t;
+	const struct index *ix;
+	int pred;
+	int nc, c[MB_MAX_BLOCKS];      /* candidate blocks: P(b) a class */
+	int *priv;             /* per clause: its block if private, else -1 */
+	int nb, b[MB_MAX_BLOCKS];      /* the blocks merged, b[0] first */
+	int *bpos;             /* per block of t: its place in b[], or -1 */
+	/* per clause: hash of its merged form, and its block vector */
+	uint64_t *h;
+	int64_t *sig;
+	int *nv;
+	struct form *fm;       /* scratch of alike's sort */
+	int *ord;              /* the clauses over merged blocks, by form */
+	int ngrp;              /* their merged forms: first in ord, and how */
+	int *gfirst;           /* often each vector of blocks comes */
+	int64_t *grep;
+};
+
+static int
+in_b(const struct mb *m, int blk)
+{
+	return blk < m->t->nb && m->bpos[blk] >= 0;
+}
+
+static uint64_t
+mix(uint64_t h, uint64_t x)
+{
+	h ^= x + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+	return h * 0xff51afd7ed558ccdULL;
+}
+
+/* Clause c's merged form: its hash, its vector of blocks over the
+ * merged blocks (as a number base nb) and how many variables are in
+ * them; -1 when two of those variables of one block may be equal. */
+static int
+merged_form(const struct mb *m, const struct cl *c, uint64_t *h, int64_t *sig,
+    int *nv)
+{
+	uint64_t x;
+	int64_t s = 0, mul = 1;
+	int v = 0;
+
+	memcpy(&x, &c->w, sizeof x);
+	x = mix(mix(mix(x, (uint64_t)c->hard), (uint64_t)c->nvars),
+	    (uint64_t)c->nlits);
+	x = mix(x, (uint64_t)c->tag);
+	for (int k = 0; k < c->nlits; k++)
+		x = mix(mix(mix(x, (uint64_t)c->lit[k].pred),
+		    (uint64_t)c->lit[k].neg), (uint64_t)c->lit[k].off);
+	for (int k = 0; k < c->nargs; k++)
+		x = mix(x, (uint64_t)c->arg[k]);
+	for (int u = 0; u < c->nvars; u++) {
+		int bu = c->blk[u];
+		if (!in_b(m, bu)) {
+			x = mix(x, (uint64_t)bu);
+			continue;
+		}
+		x = mix(x, (uint64_t)m->b[0]);
+		for (int w = 0; w < u; w++)
+			if (c->blk[w] == bu && !cl_has_neq(c, w, u))
+				return -1;
+		s += mul * m->bpos[bu];
+		if ((mul *= m->nb) > MB_MAX_GROUP)
+			return -1;
+		v++;
+	}
+	/* inequalities but those between two merged variables (implied) */
+	for (int u = 0; u < c->nvars; u++)
+		for (int w = u + 1; w < c->nvars; w++)
+			if (!(in_b(m, c->blk[u]) && in_b(m, c->blk[w])) &&
+			    cl_has_neq(c, u, w))
+				x = mix(mix(x, (uint64_t)u), (uint64_t)w);
+	*h = x;
+	*sig = s;
+	*nv = v;
+	return 0;
+}
+
+/* c and d have the same merged form */
+static int
+same_merged(const struct mb *m, const struct cl *c, const struct cl *d)
+{
+	if (c->w != d->w || c->hard != d->hard || c->nvars != d->nvars ||
+	    c->nlits != d->nlits || c->nargs != d->nargs || c->tag != d->tag ||
+	    memcmp(c->lit, d->lit, (size_t)c->nlits * sizeof *c->lit) ||
+	    memcmp(c->arg, d->arg, (size_t)c->nargs * sizeof *c->arg))
+		return 0;
+	for (int u = 0; u < c->nvars; u++) {
+		if (in_b(m, c->blk[u]) != in_b(m, d->blk[u]) ||
+		    (!in_b(m, c->blk[u]) && c->blk[u] != d->blk[u]))
+			return 0;
+		for (int w = u + 1; w < c->nvars; w++)
+			if (!(in_b(m, c->blk[u]) && in_b(m, c->blk[w])) &&
+			    cl_has_neq(c, u, w) != cl_has_neq(d, u, w))
+				return 0;
+	}
+	return 1;
+}
+
+static int
+cmp_form(const void *a, const void *b)
+{
+	const struct form *x = a, *y = b;
+
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	if (x->sig != y->sig)
+		return x->sig < y->sig ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Vector sig (base nb, one digit per merged variable of a clause of nv
+ * of them, pairwise distinct) has groundings: no block gets more of the
+ * variables than it has constants. */
+static int
+feasible(const struct mb *m, int64_t sig, int nv)
+{
+	int64_t cnt[MB_MAX_BLOCKS] = { 0 };
+
+	for (int v = 0; v < nv; v++, sig /= m->nb)
+		if (++cnt[sig % m->nb] > m->t->size[m->b[sig % m->nb]])
+			return 0;
+	return 1;
+}
+
+/* The clauses of t but the merged blocks' private ones are, ground, the
+ * clauses of a theory over the union of the blocks in m->b: each merged
+ * form comes with every vector of blocks that has groundings, each as
+ * often (m->grep[g] times for group g; the others, without groundings,
+ * any number of times: normalisation drops them). */
+static int
+alike(struct mb *m)
+{
+	const struct th *t = m->t;
+	int n = 0;
+
+	for (int i = 0; i < t->nb; i++)
+		m->bpos[i] = -1;
+	for (int k = 0; k < m->nb; k++)
+		m->bpos[m->b[k]] = k;
+	for (size_t i = 0; i < t->c.n; i++) {
+		if (m->priv[i] >= 0 && in_b(m, m->priv[i]))
+			continue;
+		if (merged_form(m, t->c.v[i], &m->h[i], &m->sig[i], &m->nv[i]) < 0)
+			return 0;
+		if (m->nv[i] > 0) {
+			m->fm[n].h = m->h[i];
+			m->fm[n].sig = m->sig[i];
+			m->fm[n++].i = (int)i;
+		}
+	}
+	qsort(m->fm, (size_t)n, sizeof *m->fm, cmp_form);
+	for (int k = 0; k < n; k++)
+		m->ord[k] = m->fm[k].i;
+	m->ngrp = 0;
+	for (int s = 0, e; s < n; s = e) {
+		int64_t all = 1, rep = -1;
+		int k = s, nv = m->nv[m->ord[s]];
+		const struct cl *c = t->c.v[m->ord[s]];
+		for (e = s; e < n && m->h[m->ord[e]] == m->h[m->ord[s]]; e++)
+			if (!same_merged(m, c, t->c.v[m->ord[e]]))
+				return 0;
+		for (int v = 0; v < nv; v++)
+			if ((all *= m->nb) > MB_MAX_VECTORS)
+				return 0;
+		for (int64_t sig = 0; sig < all; sig++) {
+			int64_t cnt = 0;
+			for (; k < e && m->sig[m->ord[k]] == sig; k++)
+				cnt++;
+			if (!feasible(m, sig, nv))
+				continue;
+			if (rep < 0)
+				rep = cnt;
+			else if (cnt != rep)
+				return 0;
+		}
+		m->gfirst[m->ngrp] = s;
+		m->grep[m->ngrp++] = rep < 0 ? 0 : rep;
+	}
+	return 1;
+}
+
+/* Marks in m->priv the clauses private to a candidate block b: one
+ * variable, in b, and every class but P(b) in such clauses of b only. */
+static void
+find_private(struct mb *m)
+{
+	const struct th *t = m->t;
+	const struct index *ix = m->ix;
+	int changed = 1;
+
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		m->priv[i] = -1;
+		for (int k = 0; c->nvars == 1 && k < m->nc; k++)
+			if (c->blk[0] == m->c[k])
+				m->priv[i] = c->blk[0];
+	}
+	while (changed) {
+		changed = 0;
+		for (int k = 0; k < ix->ncls; k++) {
+			const struct occ *o = &ix->occ[ix->first[k]];
+			int end = ix->first[k] + index_occurrences(ix, k), mixed = 0;
+			int p = m->priv[o->cl];
+			if (o->key[0] == m->pred)
+				continue;
+			for (int j = ix->first[k]; j < end && !mixed; j++)
+				mixed = m->priv[ix->occ[j].cl] != p;
+			if (!mixed)
+				continue;
+			for (int j = ix->first[k]; j < end; j++)
+				if (m->priv[ix->occ[j].cl] >= 0) {
+					m->priv[ix->occ[j].cl] = -1;
+					changed = 1;
+				}
+		}
+	}
+}
+
+/* The largest set of candidate blocks found alike, greedily. */
+static void
+pick_blocks(struct mb *m)
+{
+	int best[MB_MAX_BLOCKS], nbest = 0, used[MB_MAX_BLOCKS] = { 0 };
+
+	for (int s = 0; s < m->nc; s++) {
+		if (used[s])
+			continue;
+		m->nb = 1;
+		m->b[0] = m->c[s];
+		for (int k = s + 1; k < m->nc; k++) {
+			if (used[k])
+				continue;
+			m->b[m->nb++] = m->c[k];
+			if (alike(m))
+				used[k] = 1;
+			else
+				m->nb--;
+		}
+		if (m->nb > nbest) {
+			nbest = m->nb;
+			memcpy(best, m->b, (size_t)m->nb * sizeof *best);
+		}
+	}
+	m->nb = nbest;
+	memcpy(m->b, best, (size_t)nbest * sizeof *best);
+}
+
+/* The first and last finite entries of a[0 .. n] (lo > hi: none). */
+static void
+support(const double *a, int64_t n, int64_t *lo, int64_t *hi)
+{
+	for (*lo = 0; *lo <= n && a[*lo] == -INFINITY; (*lo)++)
+		;
+	for (*hi = n; *hi >= *lo && a[*hi] == -INFINITY; (*hi)--)
+		;
+}
+
+/* e^(a[k + 1] - a[k]) into r[k] and its inverse into ri[k], lo <= k <
+ * hi; 0 when one is out of range (then the caller takes exp of each
+ * term) */
+static int
+ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
+{
+	for (int64_t k = lo; k < hi; k++) {
+		double d = a[k + 1] - a[k];
+		if (!(fabs(d) < 300))
+			return 0;
+		r[k] = exp(d);
+		ri[k] = exp(-d);
+	}
+	return 1;
+}
+
+/* log of the coefficients of the product of polynomials a (degree na)
+ * and b (degree nb), into c (degree na + nb); ra, rb: scratch of 2 na
+ * and 2 nb doubles.  Both are log-concave (finite on an interval), so the
+ * terms of each coefficient are unimodal: a large product adds only
+ * those within MB_DROP nats of the largest, each from its neighbour by
+ * the ratios of a's and b's neighbouring coefficients. */
+static void
+poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
+    double *ra, double *rb)
+{
+	int full = (double)(na + 1) * (double)(nb + 1) < MB_FULL, fast;
+	int64_t alo, ahi, blo, bhi, i = 0;
+
+	support(a, na, &alo, &ahi);
+	support(b, nb, &blo, &bhi);
+	fast = !full && ratios(a, alo, ahi, ra, ra + na) &&
+	    ratios(b, blo, bhi, rb, rb + nb);
+	for (int64_t j = 0; j <= na + nb; j++) {
+		int64_t lo = j - bhi > alo ? j - bhi : alo;
+		int64_t hi = j - blo < ahi ? j - blo : ahi;
+		double max, sum = 0, e;
+		c[j] = -INFINITY;
+		if (lo > hi)
+			continue;
+		if (full) {
+			max = -INFINITY;
+			for (int64_t k = lo; k <= hi; k++)
+				if (a[k] + b[j - k] > max)
+					max = a[k] + b[j - k];
+			for (int64_t k = lo; k <= hi; k++)
+				sum += exp(a[k] + b[j - k] - max);
+			c[j] = max + log(sum);
+			continue;
+		}
+		/* climb from the last top, then add outwards */
+		if (i < lo)
+			i = lo;
+		if (i > hi)
+			i = hi;
+		while (i < hi && a[i + 1] + b[j - i - 1] >= a[i] + b[j - i])
+			i++;
+		while (i > lo && a[i - 1] + b[j - i + 1] > a[i] + b[j - i])
+			i--;
+		max = a[i] + b[j - i];
+		e = 1;
+		for (int64_t k = i; k <= hi; k++) {
+			if (k > i)
+				e = fast ? e * ra[k - 1] * rb[nb + j - k] :
+				    exp(a[k] + b[j - k] - max);
+			if (e < MB_TINY)
+				break;
+			sum += e;
+		}
+		e = 1;
+		for (int64_t k = i - 1; k >= lo; k--) {
+			e = fast ? e * rb[j - k - 1] * ra[na + k] :
+			    exp(a[k] + b[j - k] - max);
+			if (e < MB_TINY)
+				break;
+			sum += e;
+		}
+		c[j] = max + log(sum);
+	}
+}
+
+/* log Z of one constant of block b's private clauses with P true and
+ * false (0 when it has none) */
+static int
+private_z(struct eng *g, const struct mb *m, int b, const int *key,
+    size_t len, double *zt, double *zf)
+{
+	const struct th *t = m->t;
+	struct th *p = th_empty_like(t), *c;
+	struct index ix;
+	struct buf *plan = g->plan;
+	double expected;
+	int rc = 0, has = 0;
+
+	if (!p)
+		return err_oom(g->e);
+	for (size_t i = 0; i < t->c.n; i++)
+		if (m->priv[i] == b && th_push(p, cl_copy(t->c.v[i])) < 0) {
+			th_free(p);
+			return err_oom(g->e);
+		}
+	p->size[b] = 1;
+	if (index_build(g, p, &ix) < 0) {
+		th_free(p);
+		return err_oom(g->e);
+	}
+	for (int k = 0; k < ix.ncls && !has; k++)
+		has = ix.occ[ix.first[k]].len == len &&
+		    !memcmp(ix.occ[ix.first[k]].key, key, len * sizeof *key);
+	expected = ix.total - has;
+	index_free(&ix);
+	g->plan = NULL;
+	for (int v = 0; v < 2 && !rc; v++) {
+		struct asg as = { 1, { key }, { len }, { !v } };
+		if (!(c = th_copy(p)))
+			rc = err_oom(g->e);
+		else
+			rc = search_child(g, c, &as, expected, v ? zf : zt);
+	}
+	g->plan = plan;
+	th_free(p);
+	return rc;
+}
+
+/* The theory over the merged blocks: the clauses of t but the private
+ * ones of the merged blocks and those over them, and each merged form
+ * (alike) as often as it came with each vector of blocks, over b[0],
+ * which takes all the merged blocks' constants. */
+static struct th *
+merged_theory(const struct mb *m, int64_t total)
+{
+	const struct th *t = m->t;
+	struct th *d = th_empty_like(t);
+
+	for (size_t i = 0; d && i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		int keep = !(m->priv[i] >= 0 && in_b(m, m->priv[i]));
+		for (int u = 0; u < c->nvars && keep; u++)
+			keep = !in_b(m, c->blk[u]);
+		if (keep && th_push(d, cl_copy(c)) < 0) {
+			th_free(d);
+			d = NULL;
+		}
+	}
+	for (int g = 0; d && g < m->ngrp; g++) {
+		struct cl *c = cl_copy(t->c.v[m->ord[m->gfirst[g]]]), *x;
+		for (int u = 0; c && u < c->nvars; u++)
+			for (int w = 0; c && w < u; w++)
+				if (in_b(m, c->blk[u]) && in_b(m, c->blk[w]) &&
+				    !cl_has_neq(c, w, u)) {
+					x = cl_add_neq(c, w, u);
+					free(c);
+					c = x;
+				}
+		for (int u = 0; c && u < c->nvars; u++)
+			if (in_b(m, c->blk[u]))
+				c->blk[u] = m->b[0];
+		for (int64_t r = 0; c && r < m->grep[g]; r++) {
+			x = r + 1 < m->grep[g] ? cl_copy(c) : c;
+			if (th_push(d, x) < 0) {
+				if (x != c)
+					free(c);
+				c = NULL;
+			}
+		}
+		if (c && !m->grep[g])
+			free(c);
+		else if (!c) {
+			th_free(d);
+			d = NULL;
+		}
+	}
+	for (int k = 0; d && k < m->nb; k++)
+		d->size[m->b[k]] = k ? 0 : total;
+	return d;
+}
+
+/* log Z of t when each of its clauses is soft, has one literal over all
+ * its variables and a class of its own (each of its groundings is a
+ * ground atom of no other clause), else NaN. */
+static double
+units_z(const struct th *t, const struct index *ix)
+{
+	double z = 0;
+
+	if (ix->ncls != (int)t->c.n)
+		return NAN;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		double n;
+		if (c->hard || c->nlits != 1)
+			return NAN;
+		for (int u = 0; u < c->nvars; u++) {
+			int in = 0;
+			for (int a = 0; a < c->nargs && !in; a++)
+				in = c->arg[a] == u;
+			if (!in)
+				return NAN;
+		}
+		n = cl_count(c, t->size);
+		if (n != ix->atoms[ix->cls_of[ix->lpos[i]]])
+			return NAN;
+		/* per atom: e^w when the literal holds, 1 when not */
+		z += n * (c->w > 0 ? c->w + log1p(exp(-c->w)) : log1p(exp(c->w)));
+	}
+	return z;
+}
+
+/* search_child, but a child of unit clauses alone (units_z) is summed up
+ * here instead of searched.  Takes c. */
+static int
+child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
+    double *out)
+{
+	struct index ix;
+	double konst, assigned, z;
+
+	if (simplify(g, c, as, &konst, &assigned) < 0) {
+		th_free(c);
+		return err_oom(g->e);
+	}
+	if (konst == -INFINITY) {
+		th_free(c);
+		*out = -INFINITY;
+		return 0;
+	}
+	if (index_build(g, c, &ix) < 0) {
+		th_free(c);
+		return err_oom(g->e);
+	}
+	z = units_z(c, &ix);
+	konst += (expected - assigned - ix.total) * g->sr->free_atom;
+	index_free(&ix);
+	if (isnan(z)) {
+		int rc;
+		g->depth++;
+		rc = search_solve(g, c, &z);
+		g->depth--;
+		if (rc)
+			return rc;
+	} else {
+		g->st.nodes++;
+		g->depth++;
+		plan_line(g, "unit clauses alone: summed per atom");
+		g->depth--;
+		th_free(c);
+	}
+	*out = konst + z;
+	return 0;
+}
+
+/* Branches merged theory d on the count of P(b0), weighing branch K by
+ * w[K]; d is freed by the caller. */
+static int
+branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
+    const double *w, int64_t n, double *out)
+{
+	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0;
+	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
+	struct index ix;
+	double expected, *terms, mult = g->mult;
+
+	if (index_build(g, d, &ix) < 0)
+		return err_oom(g->e);
+	expected = ix.total - (double)n;
+	index_free(&ix);
+	if (!(terms = xmalloc(((size_t)n + 1) * sizeof *terms)))
+		return err_oom(g->e);
+	if ((nb = th_add_block(d, 0, d->type[b0])) < 0 || th_split(d, b0, nb) < 0) {
+		free(terms);
+		return err_oom(g->e);
+	}
+	key_with(key, len, b0, b0, kt);
+	key_with(key, len, b0, nb, kf);
+	if (g->plan)
+		g->mult *= (double)n + 1;
+	for (int64_t k = 0; k <= n && !rc; k++) {
+		struct th *c;
+		if ((g->plan && k != n / 2) || w[k] == -INFINITY) {
+			terms[k] = -INFINITY;
+			continue;
+		}
+		d->size[b0] = k;
+		d->size[nb] = n - k;
+		if (!(c = th_copy(d)))
+			rc = err_oom(g->e);
+		else
+			rc = child_z(g, c, &as, expected, &terms[k]);
+		terms[k] += w[k];
+	}
+	g->mult = mult;
+	if (!rc)
+		*out = sr_sum.combine(terms, n + 1);
+	free(terms);
+	return rc;
+}
+
+/* A copy of t in which each clause where two variables of one candidate
+ * block may be equal is split, as th_normalise does within a literal:
+ * once with them apart and once as one variable (its groundings are
+ * those of the two); *out NULL when no clause needs it. */
+static int
+split_equal(const struct mb *m, const struct th *t, struct th **out)
+{
+	struct th *d = NULL;
+
+	*out = NULL;
+	for (size_t i = 0; i < (d ? d->c.n : t->c.n); i++) {
+		const struct cl *c = (d ? d : t)->c.v[i];
+		struct cl *x, *y;
+		int u = -1, v = -1;
+		for (int a = 0; a < c->nvars && u < 0; a++)
+			for (int b = a + 1; b < c->nvars && u < 0; b++)
+				if (c->blk[a] == c->blk[b] && !cl_has_neq(c, a, b))
+					for (int k = 0; k < m->nc; k++)
+						if (c->blk[a] == m->c[k]) {
+							u = a;
+							v = b;
+						}
+		if (u < 0)
+			continue;
+		if (!d && !(d = th_copy(t)))
+			return -1;
+		c = d->c.v[i];
+		if (!(x = cl_without(c, v, u)) || !(y = cl_add_neq(c, u, v))) {
+			free(x);
+			th_free(d);
+			return -1;
+		}
+		free(d->c.v[i]);
+		d->c.v[i--] = x;
+		if (th_push(d, y) < 0) {
+			th_free(d);
+			return -1;
+		}
+	}
+	*out = d;
+	return 0;
+}
+
+/* w[0 .. total]: log of the coefficients of prod_b (e^f_b + e^t_b x)^n_b
+ * over the merged blocks, f_b and t_b their private parts' log Z per
+ * constant with P false and true; p, q: scratch of as many doubles, ra,
+ * rb: of twice as many. */
+static int
+count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
+    double *p, double *q, double *ra, double *rb)
+{
+	int64_t deg = -1;
+	int key[KEY_BUF], rc;
+
+	for (int k = 0; k < m->nb; k++) {
+		int b = m->b[k];
+		int64_t n = m->t->size[b];
+		double zt, zf;
+		key[0] = m->pred;
+		key[1] = b;
+		key[2] = 0;
+		if ((rc = private_z(g, m, b, key, len, &zt, &zf)))
+			return rc;
+		for (int64_t j = 0; j <= n; j++)
+			p[j] = lchoose(n, j) + (j ? (double)j * zt : 0) +
+			    (n - j ? (double)(n - j) * zf : 0);
+		if (deg < 0)
+			memcpy(w, p, ((size_t)n + 1) * sizeof *w);
+		else {
+			poly_mul(w, deg, p, n, q, ra, rb);
+			memcpy(w, q, ((size_t)(deg + n) + 1) * sizeof *w);
+		}
+		deg = deg < 0 ? n : deg + n;
+	}
+	return 0;
+}
+
+static void
+plan_rule(struct eng *g, const struct mb *m, int64_t total)
+{
+	char ct[200];
+	int key[3] = { m->pred, m->b[0], 0 };
+	int64_t *size = xmalloc(((size_t)m->t->nb + 1) * sizeof *size);
+
+	if (!size)
+		return;
+	memcpy(size, m->t->size, (size_t)m->t->nb * sizeof *size);
+	size[m->b[0]] = total;
+	class_text(g, size, key, ct, sizeof ct);
+	free(size);
+	plan_line(g, "multi-block binomial on %s, %d blocks alike: %lld "
+	    "branches", ct, m->nb, (long long)total + 1);
+}
+
+/* The rule on class cls (at most one slot, of a unary predicate P):
+ * returns 1 and solves t when P's classes over two or more blocks are
+ * alike (*rc: the status), else 0.  Does not take t. */
+int
+multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
+    double *out, int *rc)
+{
+	struct mb m = { .t = t, .ix = ix, .pred = ix->occ[ix->first[cls]].key[0] };
+	int key[KEY_BUF], ok = 0;
+	size_t len = 0, nc;
+	int64_t total = 0;
+	double *w = NULL, *p = NULL, *q = NULL, *ra = NULL, *rb = NULL;
+	struct th *d = NULL, *split = NULL;
+	struct index six = { 0 };
+
+	*rc = 0;
+	for (int k = 0; k < ix->ncls; k++) {
+		const struct occ *o = &ix->occ[ix->first[k]];
+		if (o->key[0] != m.pred || t->size[o->key[1]] < 1)
+			continue;
+		if (m.nc == MB_MAX_BLOCKS)
+			return 0;
+		m.c[m.nc++] = o->key[1];
+		len = o->len;
+	}
+	if (m.nc < 2)
+		return 0;
+	if (split_equal(&m, t, &split) < 0 ||
+	    (split && index_build(g, split, &six) < 0)) {
+		*rc = err_oom(g->e);
+		goto done;
+	}
+	if (split) {
+		m.t = split;
+		m.ix = &six;
+	}
+	nc = m.t->c.n + 1;
+	m.priv = xmalloc(nc * sizeof *m.priv);
+	m.bpos = xmalloc(((size_t)t->nb + 1) * sizeof *m.bpos);
+	m.h = xmalloc(nc * sizeof *m.h);
+	m.sig = xmalloc(nc * sizeof *m.sig);
+	m.nv = xmalloc(nc * sizeof *m.nv);
+	m.ord = xmalloc(nc * sizeof *m.ord);
+	m.fm = xmalloc(nc * sizeof *m.fm);
+	m.gfirst = xmalloc(nc * sizeof *m.gfirst);
+	m.grep = xmalloc(nc * sizeof *m.grep);
+	if (!m.priv || !m.bpos || !m.h || !m.sig || !m.nv || !m.ord ||
+	    !m.fm || !m.gfirst || !m.grep) {
+		*rc = err_oom(g->e);
+		goto done;
+	}
+	find_private(&m);
+	pick_blocks(&m);
+	if (m.nb < 2)
+		goto done;
+	(void)alike(&m);       /* m.bpos for the blocks picked */
+	for (int k = 0; k < m.nb; k++)
+		total += t->size[m.b[k]];
+	if (!(w = xmalloc(((size_t)total + 1) * sizeof *w)) ||
+	    !(p = xmalloc(((size_t)total + 1) * sizeof *p)) ||
+	    !(q = xmalloc(((size_t)total + 1) * sizeof *q)) ||
+	    !(ra = xmalloc(2 * ((size_t)total + 1) * sizeof *ra)) ||
+	    !(rb = xmalloc(2 * ((size_t)total + 1) * sizeof *rb))) {
+		*rc = err_oom(g->e);
+		goto done;
+	}
+	ok = 1;
+	g->st.binomials++;
+	g->st.multibinomials++;
+	if (g->plan) {
+		/* a schematic run follows one branch: its weight is moot */
+		plan_rule(g, &m, total);
+		memset(w, 0, ((size_t)total + 1) * sizeof *w);
+	} else if ((*rc = count_poly(g, &m, len, w, p, q, ra, rb)))
+		goto done;
+	key[0] = m.pred;
+	key[1] = m.b[0];
+	key[2] = 0;
+	if (!(d = merged_theory(&m, total)))
+		*rc = err_oom(g->e);
+	else
+		*rc = branch(g, d, m.b[0], key, len, w, total, out);
+done:
+	th_free(d);
+	th_free(split);
+	if (split)
+		index_free(&six);
+	free(w);
+	free(p);
+	free(q);
+	free(ra);
+	free(rb);
+	free(m.priv);
+	free(m.bpos);
+	free(m.h);
+	free(m.sig);
+	free(m.nv);
+	free(m.ord);
+	free(m.fm);
+	free(m.gfirst);
+	free(m.grep);
+	return ok || *rc;
+}
