@@ -439,7 +439,7 @@ merged_theory(const struct mb *m, int64_t total)
 				if (in_b(m, c->blk[u]) && in_b(m, c->blk[w]) &&
 				    !cl_has_neq(c, w, u)) {
 					x = cl_add_neq(c, w, u);
-					free(c);
+					cl_free(c);
 					c = x;
 				}
 		for (int u = 0; c && u < c->nvars; u++)
@@ -449,12 +449,12 @@ merged_theory(const struct mb *m, int64_t total)
 			x = r + 1 < m->grep[g] ? cl_copy(c) : c;
 			if (th_push(d, x) < 0) {
 				if (x != c)
-					free(c);
+					cl_free(c);
 				c = NULL;
 			}
 		}
 		if (c && !m->grep[g])
-			free(c);
+			cl_free(c);
 		else if (!c) {
 			th_free(d);
 			d = NULL;
@@ -613,11 +613,11 @@ split_equal(const struct mb *m, const struct th *t, struct th **out)
 			return -1;
 		c = d->c.v[i];
 		if (!(x = cl_without(c, v, u)) || !(y = cl_add_neq(c, u, v))) {
-			free(x);
+			cl_free(x);
 			th_free(d);
 			return -1;
 		}
-		free(d->c.v[i]);
+		cl_free(d->c.v[i]);
 		d->c.v[i--] = x;
 		if (th_push(d, y) < 0) {
 			th_free(d);
