@@ -3,11 +3,19 @@
 -- "-- name: X" section becomes the C string sql_X.
 
 -- name: run_put
-INSERT INTO runs (method, status, log_z, seed, parameters, queries, job_file,
-  model_fingerprint, evidence_fingerprint, unknown_atoms, query_atoms,
-  started_at, finished_at, seconds, sqlift_version, stats,
+-- run_id: one past every id in runs and in the tables that hang off it,
+-- so the id of a run deleted by hand is never given again (its rows left
+-- in run_marginals, run_groups or run_trace would otherwise clash).
+INSERT INTO runs (run_id, method, status, log_z, seed, parameters, queries,
+  job_file, model_fingerprint, evidence_fingerprint, unknown_atoms,
+  query_atoms, started_at, finished_at, seconds, sqlift_version, stats,
   log_z_stderr, samples, ess, proposal, error, warnings)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
+VALUES (coalesce((SELECT max(m) FROM (
+    SELECT max(run_id) AS m FROM runs
+    UNION ALL SELECT max(run_id) FROM run_marginals
+    UNION ALL SELECT max(run_id) FROM run_groups
+    UNION ALL SELECT max(run_id) FROM run_trace)), 0) + 1,
+  ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
   strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14, ?15, ?16, ?17, ?18, ?19,
   ?20, ?21);
 
