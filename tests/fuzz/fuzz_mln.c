@@ -1,12 +1,11 @@
-/* fuzz_mln.c: libFuzzer target for the .mln parser and, on small inputs,
- * the conversion to clauses.  Build: see tests/fuzz/README. */
+/* fuzz_mln.c: libFuzzer harness for the .mln parser and, on small
+ * inputs, the conversion to clauses over domains of two constants. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mln/mln.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -18,7 +17,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mln_parse((const char *)data, size, "fuzz.mln", &m, &e) == 0 &&
 	    size < 300) {
 		struct mln_domain *d = calloc(m->types.n + 1, sizeof *d);
-		char *const names[] = { "A", "B" };
+		static char a[] = "A", b[] = "B";
+		char *names[] = { a, b };
 		for (size_t t = 0; t < m->types.n; t++) {
 			d[t].n = 2;
 			d[t].names = names;
