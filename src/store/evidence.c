@@ -236,6 +236,31 @@ store_domains_free(struct mln_domain *dom, int n)
 	free(dom);
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every constant the model gives type t is in dom (sorted by name): the
+ * lifted search indexes blocks by their position there. */
+static int
+domain_check(struct store *s, const struct mln_model *m, size_t t,
+    const struct mln_domain *dom, struct err *e)
+{
+	const struct mln_type *ty = &m->types.v[t];
+
+	for (size_t k = 0; k < ty->consts.n; k++) {
+		const char *name = m->consts.v[ty->consts.v[k]];
+		if (!dom->n || !bsearch(&name, dom->names, (size_t)dom->n,
+		    sizeof *dom->names, cmp_name))
+			return err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+			    "constant %s of type %s is missing from domains",
+			    s->path, name, ty->name);
+	}
+	return 0;
+}
+
 int
 store_domains(struct store *s, const struct mln_model *m,
     struct mln_domain **out, struct err *e)
@@ -279,7 +304,7 @@ store_domains(struct store *s, const struct mln_model *m,
 		dom[t].n = (int)names.n;
 		dom[t].names = names.v;
 		dom[t].ids = ids.v;
-		if (rc)
+		if (rc || (rc = domain_check(s, m, t, &dom[t], e)))
 			goto fail;
 	}
 	sqlite3_finalize(st);
