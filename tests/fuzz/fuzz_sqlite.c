@@ -117,7 +117,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sqlift_infer_opts_set(o, "queries", QUERIES))
 			abort();
 	}
-	unlink(fuzz_path("db.sqlite-journal"));  /* no hot journal from before */
+	/* nothing of the last input's database: no hot journal, no WAL */
+	unlink(fuzz_path("db.sqlite-journal"));
+	unlink(fuzz_path("db.sqlite-wal"));
+	unlink(fuzz_path("db.sqlite-shm"));
 	if (size >= 16 && !memcmp(data, "SQLite format 3", 16))
 		path = fuzz_file("db.sqlite", data, size);
 	else {
