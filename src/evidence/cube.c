@@ -66,8 +66,8 @@ sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
 		int64_t pair[2] = { g->seq, i };
 		for (size_t k = 0; k < side[i].n; k++) {
 			int64_t c = side[i].v[k];
-			if (c < 0)
-				return -2;  /* not a const_id: a damaged file */
+			if (!store_in_domain(s, t, c))
+				return -2;  /* not a constant of t: a damaged file */
 			if (c >= g->cap[t]) {
 				int64_t cap = (c + 1) * 2;
 				uint64_t *h = xrealloc(g->h[t], (size_t)cap * sizeof *h);
@@ -100,7 +100,7 @@ cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
 		total += side[i].n;
 	if ((rc = sig_add(g, s, pi, side)) == -2)
 		return err_set(e, SQLIFT_EDB, "%s: corrupt database: evidence "
-		    "of %s holds a negative constant id", store_path(s),
+		    "of %s holds a constant id not in its domain", store_path(s),
 		    store_pred_at(s, pi)->name);
 	if (rc < 0 ||
 	    vec_grow_((void **)&k->ids.v, &k->ids.cap, total,

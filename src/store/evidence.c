@@ -34,6 +34,14 @@ evidence_dom_mark(struct store *s, int t, int64_t cid)
 }
 
 int
+store_in_domain(const struct store *s, int t, int64_t cid)
+{
+	return t >= 0 && (size_t)t < s->dom_cap.n && cid >= 0 &&
+	    (uint64_t)cid / 8 < s->dom_cap.v[t] &&
+	    (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)));
+}
+
+int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
