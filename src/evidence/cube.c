@@ -66,6 +66,8 @@ sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
 		int64_t pair[2] = { g->seq, i };
 		for (size_t k = 0; k < side[i].n; k++) {
 			int64_t c = side[i].v[k];
+			if (!store_in_domain(s, t, c))
+				return -2;  /* not a constant of t: a damaged file */
 			if (c >= g->cap[t]) {
 				int64_t cap = (c + 1) * 2;
 				uint64_t *h = xrealloc(g->h[t], (size_t)cap * sizeof *h);
@@ -96,7 +98,11 @@ cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
 		return rc;
 	for (int i = 0; i < g->arity; i++)
 		total += side[i].n;
-	if (sig_add(g, s, pi, side) < 0 ||
+	if ((rc = sig_add(g, s, pi, side)) == -2)
+		return err_set(e, SQLIFT_EDB, "%s: corrupt database: evidence "
+		    "of %s holds a constant id not in its domain", store_path(s),
+		    store_pred_at(s, pi)->name);
+	if (rc < 0 ||
 	    vec_grow_((void **)&k->ids.v, &k->ids.cap, total,
 	    sizeof *k->ids.v) < 0 ||
 	    vec_grow_((void **)&k->at.v, &k->at.cap, k->at.n +

@@ -43,6 +43,14 @@ store_set_limits(struct store *s, int64_t max_constants, int64_t max_domain)
 }
 
 int
+store_in_domain(const struct store *s, int t, int64_t cid)
+{
+	return t >= 0 && (size_t)t < s->dom_cap.n && cid >= 0 &&
+	    (uint64_t)cid / 8 < s->dom_cap.v[t] &&
+	    (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)));
+}
+
+int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
@@ -271,6 +279,31 @@ store_domains_free(struct mln_domain *dom, int n)
 	free(dom);
 }
 
+static int
+cmp_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every constant the model gives type t is in dom (sorted by name): the
+ * lifted search indexes blocks by their position there. */
+static int
+domain_check(struct store *s, const struct mln_model *m, size_t t,
+    const struct mln_domain *dom, struct err *e)
+{
+	const struct mln_type *ty = &m->types.v[t];
+
+	for (size_t k = 0; k < ty->consts.n; k++) {
+		const char *name = m->consts.v[ty->consts.v[k]];
+		if (!dom->n || !bsearch(&name, dom->names, (size_t)dom->n,
+		    sizeof *dom->names, cmp_name))
+			return err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+			    "constant %s of type %s is missing from domains",
+			    s->path, name, ty->name);
+	}
+	return 0;
+}
+
 int
 store_domains(struct store *s, const struct mln_model *m,
     struct mln_domain **out, struct err *e)
@@ -314,7 +347,7 @@ store_domains(struct store *s, const struct mln_model *m,
 		dom[t].n = (int)names.n;
 		dom[t].names = names.v;
 		dom[t].ids = ids.v;
-		if (rc)
+		if (rc || (rc = domain_check(s, m, t, &dom[t], e)))
 			goto fail;
 	}
 	sqlite3_finalize(st);

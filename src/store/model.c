@@ -127,6 +127,39 @@ table_ident(const char *t)
 	return r;
 }
 
+/* Fills p->types from predicate_args (args: sql_pred_args), checking
+ * what a hand-edited or damaged file may break: one row per position
+ * 0..arity-1, each naming a known type. */
+static int
+pred_args_load(struct store *s, sqlite3_stmt *args, struct store_pred *p,
+    struct err *e)
+{
+	int n = 0, rc;
+
+	sqlite3_bind_int64(args, 1, p->id);
+	while ((rc = sqlite3_step(args)) == SQLITE_ROW) {
+		int64_t pos = sqlite3_column_int64(args, 0);
+		int64_t t = sqlite3_column_int64(args, 1);
+		if (pos < 0 || pos >= p->arity || p->types[pos] != 0 ||
+		    model_type_index(s, t) < 0) {
+			sqlite3_reset(args);
+			return err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+			    "predicate %s: bad argument %lld in predicate_args",
+			    s->path, p->name, (long long)pos);
+		}
+		p->types[pos] = t;
+		n++;
+	}
+	sqlite3_reset(args);
+	if (rc != SQLITE_DONE)
+		return db_err(s, e, "predicate_args");
+	if (n != p->arity)
+		return err_set(e, SQLIFT_EDB, "%s: corrupt database: predicate "
+		    "%s has %d argument%s in predicate_args, arity %d", s->path,
+		    p->name, n, n == 1 ? "" : "s", p->arity);
+	return 0;
+}
+
 /* Loads predicates, types, constants and domain membership. */
 int
 model_cache_load(struct store *s, struct err *e)
@@ -138,7 +171,13 @@ model_cache_load(struct store *s, struct err *e)
 	if ((rc = db_prep(s, sql_types_all, &st, e)))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		char *n = xstrdup((const char *)sqlite3_column_text(st, 1));
+		char *n;
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+			sqlite3_finalize(st);
+			return err_set(e, SQLIFT_EDB, "%s: corrupt database: a type "
+			    "without a name", s->path);
+		}
+		n = xstrdup((const char *)sqlite3_column_text(st, 1));
 		if (n && VEC_PUSH(s->type_names, n) < 0) {
 			free(n);
 			n = NULL;
@@ -158,9 +197,19 @@ model_cache_load(struct store *s, struct err *e)
 		goto done;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct store_pred p = { 0 };
+		int64_t arity = sqlite3_column_int64(st, 2);
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ||
+		    arity < 1 || arity > MLN_MAX_ARITY) {
+			rc = err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+			    "predicate %lld: no name, no ev_table or arity %lld",
+			    s->path, (long long)sqlite3_column_int64(st, 0),
+			    (long long)arity);
+			goto done;
+		}
 		p.id = sqlite3_column_int64(st, 0);
 		p.name = xstrdup((const char *)sqlite3_column_text(st, 1));
-		p.arity = sqlite3_column_int(st, 2);
+		p.arity = (int)arity;
 		p.closed = sqlite3_column_int(st, 3);
 		p.table = table_ident((const char *)sqlite3_column_text(st, 4));
 		p.types = xcalloc((size_t)p.arity, sizeof *p.types);
@@ -174,12 +223,8 @@ model_cache_load(struct store *s, struct err *e)
 			rc = err_oom(e);  /* s->preds owns p now */
 			goto done;
 		}
-		sqlite3_bind_int64(args, 1, p.id);
-		while (sqlite3_step(args) == SQLITE_ROW)
-			p.types[sqlite3_column_int(args, 0)] =
-			    sqlite3_column_int64(args, 1);
-		sqlite3_reset(args);
-		if ((rc = pred_prepare(s, s->preds.n - 1, e)))
+		if ((rc = pred_args_load(s, args, &s->preds.v[s->preds.n - 1],
+		    e)) || (rc = pred_prepare(s, s->preds.n - 1, e)))
 			goto done;
 	}
 	if (rc != SQLITE_DONE) {
@@ -191,7 +236,12 @@ model_cache_load(struct store *s, struct err *e)
 	if ((rc = db_prep(s, sql_consts_all, &st, e)))
 		goto done;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (smap_put(&s->consts, (const char *)sqlite3_column_text(st, 1),
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
+			rc = err_set(e, SQLIFT_EDB, "%s: corrupt database: a "
+			    "constant without a name", s->path);
+			goto done;
+		} else if (smap_put(&s->consts,
+		    (const char *)sqlite3_column_text(st, 1),
 		    sqlite3_column_int(st, 0)) < 0) {
 			rc = err_oom(e);
 			goto done;

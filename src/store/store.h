@@ -193,6 +193,8 @@ int store_domain_ids(struct store *s, int t, struct store_ids *out,
 /* Types as stored: their number, and the index of a type id. */
 int store_ntypes(const struct store *s);
 int store_type_at(const struct store *s, int64_t type_id);
+/* 1 if constant cid is in the domain of type index t (store_type_at). */
+int store_in_domain(const struct store *s, int t, int64_t cid);
 /* Partitions each type's domain into blocks: constants with the same
  * signature sig[t][const_id] (0 past cap[t]) share a block.  Fills the
  * blocks table; prints a line per type to report (may be NULL). */

@@ -1,0 +1,5 @@
+PRAGMA ignore_check_constraints = 1;
+INSERT INTO ev_2 VALUES (99, -7, 1);
+INSERT INTO ev_1 VALUES (3, 5);
+INSERT INTO ev_4 VALUES (NULL, 'x', 4, 1);
+UPDATE ev_3 SET a1 = 9223372036854775807;

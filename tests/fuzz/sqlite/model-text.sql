@@ -1,0 +1,1 @@
+UPDATE model SET text = 'Smokes(person' || char(10) || '1 Smokes(x(';

@@ -1,0 +1,2 @@
+DELETE FROM model;
+UPDATE runs SET log_z = 'nan', status = NULL;
