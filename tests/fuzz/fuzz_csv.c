@@ -27,7 +27,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "store_begin: %s\n", e.msg);
 		abort();
 	}
-	rc = evidence_load(s, path, &n, &e);
+	rc = evidence_load(s, path, NULL, &n, &e);
 	if (rc && e.msg[0] == '\0')
 		abort();  /* a failure says why */
 	store_rollback(s);

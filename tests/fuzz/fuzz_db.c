@@ -19,7 +19,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fprintf(stderr, "store_begin: %s\n", e.msg);
 		abort();
 	}
-	rc = evidence_load(s, fuzz_file("evidence.db", data, size), &n, &e);
+	rc = evidence_load(s, fuzz_file("evidence.db", data, size), NULL,
+	    &n, &e);
 	if (rc && e.msg[0] == '\0')
 		abort();  /* a failure says why */
 	store_rollback(s);
