@@ -132,8 +132,11 @@ START_TEST(test_locked)
 	ck_assert_int_eq(sqlite3_open(db, &other), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL),
 	    SQLITE_OK);
+	/* fail at once rather than wait the default 60 s for the lock */
+	setenv("SQLIFT_BUSY_TIMEOUT", "0", 1);
 	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Bob)\n"), 0, msg),
 	    SQLIFT_EDB);
+	unsetenv("SQLIFT_BUSY_TIMEOUT");
 	ck_assert_msg(strstr(msg, "locked"), "%s", msg);
 	sqlite3_exec(other, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(other);
