@@ -69,7 +69,7 @@ pred_begin(struct store *s, size_t i, struct rep_pred *rp, struct err *e)
 {
 	const struct store_pred *p = &s->preds.v[i];
 	struct buf b;
-	int rc;
+	int rc = 0;
 
 	buf_init(&b);
 	buf_printf(&b, "CREATE TEMP TABLE sqlift_keep_%lld (", (long long)p->id);
@@ -200,7 +200,7 @@ pred_end(struct store *s, size_t i, struct err *e)
 {
 	const struct store_pred *p = &s->preds.v[i];
 	struct buf b;
-	int rc;
+	int rc = 0;
 
 	buf_init(&b);
 	buf_printf(&b, "DELETE FROM %s WHERE NOT EXISTS (SELECT 1 FROM "
