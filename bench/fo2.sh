@@ -22,6 +22,9 @@ body() {  # family: its formulas (person, Smokes, Cancer, Friends)
 	symhard) body fs; printf 'Friends(x, y) => Friends(y, x).\n' ;;
 	hard) printf '1.5 Smokes(x) => Cancer(x)\nSmokes(x) ^ Friends(x, y) => Smokes(y).\n' ;;
 	fo2) printf '0.7 Smokes(x) v Smokes(y)\n-0.4 Smokes(x) ^ Friends(x, y) => Cancer(x)\n0.9 Smokes(x) ^ Smokes(y) => Friends(x, y)\n-1.3 Friends(x, x) v Cancer(x)\n' ;;
+	symcan) printf '1.0 Friends(x, y) => Friends(y, x)\n0.8 Friends(x, y) ^ Smokes(y) => Cancer(x)\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n' ;;
+	iff) printf '1.0 Friends(x, y) <=> Friends(y, x)\n0.9 Smokes(x) ^ Smokes(y) => Friends(x, y)\n-0.5 Friends(x, x)\n' ;;
+	graph) printf 'Friends(x, y) => Friends(y, x).\n!Friends(x, x).\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n0.4 Cancer(x) ^ Friends(x, y) => Cancer(y)\n' ;;
 	exist) printf '1.5 Smokes(x) => Cancer(x)\n0.5 EXIST y Friends(x, y)\n' ;;
 	conj) printf -- '-1.2 Smokes(x) ^ Cancer(x)\n' ;;
 	trans) printf '1.2 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n' ;;
@@ -58,7 +61,7 @@ run() {  # family n ev
 }
 
 printf '%-8s %-3s %6s %8s %20s\n' family ev n seconds 'log Z'
-for fam in ${*:-fs sym symhard hard fo2 exist conj trans transfs}; do
+for fam in ${*:-fs sym symhard symcan iff graph hard fo2 exist conj trans transfs}; do
 	for ev in 0 1; do
 		for n in ${FO2_SIZES:-100 500 2000}; do
 			gen "$fam" "$n" "$ev"

@@ -80,6 +80,7 @@ cg_shape(struct cg *s)
 	const struct th *t = s->t;
 	const struct index *ix = s->ix;
 	const struct eng *g = s->g;
+	int selfjoin = 0;
 
 	for (int b = 0; b < t->nb; b++)
 		s->lb[b] = -1;
@@ -117,8 +118,15 @@ cg_shape(struct cg *s)
 			if (s->nbits[b] == CG_MAX_BITS)
 				return 0;
 			s->bit[k] = s->nbits[b]++;
-		}
+		} else if (t->type[key[1]] == t->type[key[3]])
+			selfjoin = 1;
 	}
+	/* Without a binary class over one type the binomial and the power
+	 * rule lift the theory at least as well (bipartite clauses, as in
+	 * Kazemi & Poole's graphs, take O(n) nodes there and O(n^2)
+	 * count vectors here). */
+	if (!selfjoin)
+		return 0;
 	s->cell0[0] = 0;
 	for (int b = 0; b < s->nb; b++) {
 		s->cell0[b + 1] = s->cell0[b] + (1 << s->nbits[b]);

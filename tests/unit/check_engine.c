@@ -526,7 +526,7 @@ next:
 		buf_free(&eb);
 	}
 	ck_assert_int_ge(cases, tu_seeds(150));
-	ck_assert_int_ge(fired, tu_seeds(100));
+	ck_assert_int_ge(fired, tu_seeds(80));
 }
 END_TEST
 
