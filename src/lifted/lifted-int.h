@@ -350,6 +350,10 @@ void plan_line(struct eng *g, const char *fmt, ...) PRINTF(2, 3);
 void class_text(const struct eng *g, const int64_t *size, const int *key,
     char *out, size_t n);
 
+/* cellgraph.c: the cell-graph rule (does not take t) */
+int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
+    double *out, int *rc);
+
 /* multibin.c: the multi-block binomial rule */
 int multibin(struct eng *g, const struct th *t, const struct index *ix,
     int cls, double *out, int *rc);

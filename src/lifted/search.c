@@ -2,7 +2,7 @@
  * rules of Mittal et al. 2015): search_solve() takes a simplified theory
  * and returns its log Z through
  *   components (AND) -> cache -> power rule -> multi-block binomial
- *   (multibin.c), binomial or grounding;
+ *   (multibin.c), cell graph (cellgraph.c), binomial or grounding;
  * while sampling it hands nodes to the sampler (sample/node.c). */
 #include <math.h>
 #include <stdarg.h>
@@ -586,11 +586,15 @@ search_solve(struct eng *g, struct th *t, double *out)
 		free(key.v);
 		key.v = NULL;
 	}
-	/* the multi-block binomial in exact sums only: the sampler's nodes
-	 * and the max semiring keep the rules below */
+	/* the multi-block binomial, then the cell graph, in exact sums
+	 * only: the sampler's nodes and the max semiring keep the rules
+	 * below */
 	if (!g->smp && !g->ntag && g->sr == &sr_sum && ix.slots[cls] <= 1 &&
 	    arity(g, ix.occ[ix.first[cls]].key[0]) == 1 &&
 	    multibin(g, t, &ix, cls, out, &rc))
+		th_free(t);
+	else if (!g->smp && !g->ntag && g->sr == &sr_sum &&
+	    cellgraph(g, t, &ix, out, &rc))
 		th_free(t);
 	else if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);

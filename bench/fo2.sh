@@ -1,0 +1,73 @@
+#!/bin/sh
+# fo2.sh: the model families of the test suite at n = 100, 500, 2000,
+# without and with evidence (40% of persons observed on each unary
+# predicate, random truth), exact, one process each under a time limit:
+# seconds of the whole `sqlift infer -m exact` process and log Z, or
+# "stop" past LIMIT seconds (issue 22 item 2).
+#
+#   SQLIFT=path/to/sqlift sh bench/fo2.sh [family ...]
+# Knobs: FO2_SIZES (100 500 2000), LIMIT (20 s), MEM (ulimit -v, 6000000).
+set -u
+
+SQLIFT=${SQLIFT:-./sqlift}
+LIMIT=${LIMIT:-20}
+MEM=${MEM:-6000000}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-fo2.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+body() {  # family: its formulas (person, Smokes, Cancer, Friends)
+	case $1 in
+	fs) printf '1.5 Smokes(x) => Cancer(x)\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n' ;;
+	sym) body fs; printf '2.0 Friends(x, y) => Friends(y, x)\n' ;;
+	symhard) body fs; printf 'Friends(x, y) => Friends(y, x).\n' ;;
+	hard) printf '1.5 Smokes(x) => Cancer(x)\nSmokes(x) ^ Friends(x, y) => Smokes(y).\n' ;;
+	fo2) printf '0.7 Smokes(x) v Smokes(y)\n-0.4 Smokes(x) ^ Friends(x, y) => Cancer(x)\n0.9 Smokes(x) ^ Smokes(y) => Friends(x, y)\n-1.3 Friends(x, x) v Cancer(x)\n' ;;
+	symcan) printf '1.0 Friends(x, y) => Friends(y, x)\n0.8 Friends(x, y) ^ Smokes(y) => Cancer(x)\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n' ;;
+	iff) printf '1.0 Friends(x, y) <=> Friends(y, x)\n0.9 Smokes(x) ^ Smokes(y) => Friends(x, y)\n-0.5 Friends(x, x)\n' ;;
+	graph) printf 'Friends(x, y) => Friends(y, x).\n!Friends(x, x).\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n0.4 Cancer(x) ^ Friends(x, y) => Cancer(y)\n' ;;
+	exist) printf '1.5 Smokes(x) => Cancer(x)\n0.5 EXIST y Friends(x, y)\n' ;;
+	conj) printf -- '-1.2 Smokes(x) ^ Cancer(x)\n' ;;
+	trans) printf '1.2 Friends(x, y) ^ Friends(y, z) => Friends(x, z)\n' ;;
+	transfs) body fs; body trans ;;
+	esac
+}
+
+gen() {  # family n ev
+	f=$dir/$1-$2-$3
+	{
+		printf 'person = {'
+		awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) printf "%sP%d", i ? ", " : "", i }'
+		printf '}\nSmokes(person)\nCancer(person)\nFriends(person, person)\n'
+		body "$1"
+	} >"$f.mln"
+	awk -v n="$2" -v ev="$3" 'BEGIN { srand(7); for (i = 0; i < n && ev; i++) {
+		if (rand() < 0.4) print (rand() < 0.5 ? "!" : "") "Smokes(P" i ")"
+		if (rand() < 0.4) print (rand() < 0.5 ? "!" : "") "Cancer(P" i ")" } }' >"$f.db"
+	rm -f "$f.sqlite"
+	"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null
+}
+
+run() {  # family n ev
+	f=$dir/$1-$2-$3
+	t0=$(date +%s%N)
+	if (ulimit -v "$MEM"; exec timeout "$LIMIT" nice "$SQLIFT" infer "$f.sqlite" \
+	    -m exact --ow Smokes,Cancer,Friends >/dev/null 2>"$dir/err"); then
+		t1=$(date +%s%N)
+		sqlite3 "$f.sqlite" "SELECT printf('%.3f %.9f', ($t1 - $t0) / 1e9,
+		    log_z) FROM runs ORDER BY run_id DESC LIMIT 1"
+	else
+		echo "stop -"
+	fi
+}
+
+printf '%-8s %-3s %6s %8s %20s\n' family ev n seconds 'log Z'
+for fam in ${*:-fs sym symhard symcan iff graph hard fo2 exist conj trans transfs}; do
+	for ev in 0 1; do
+		for n in ${FO2_SIZES:-100 500 2000}; do
+			gen "$fam" "$n" "$ev"
+			set -- $(run "$fam" "$n" "$ev")
+			printf '%-8s %-3s %6s %8s %20s\n' "$fam" "$ev" "$n" "$1" "$2"
+			[ "$1" = stop ] && break
+		done
+	done
+done

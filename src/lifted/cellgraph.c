@@ -1,0 +1,514 @@
+/* cellgraph.c: the cell-graph rule for a component of two-variable
+ * clauses: Z as a sum over how many constants of each block fall in
+ * each cell, with per-cell and per-pair weights
+ * (docs/internals/lifted.md, "The cell-graph rule"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifted/lifted-int.h"
+
+/* Bounds of the rule: blocks in the component, classes of one constant
+ * (bits of a cell), atoms between two constants, cells in all, and the
+ * count vectors the sum may visit. */
+#define CG_MAX_BLOCKS 16
+#define CG_MAX_BITS 8
+#define CG_MAX_PAIR 10
+#define CG_MAX_CELLS 256
+#define CG_MAX_TERMS 4e6
+/* Clause evaluations the pair weights may take in all. */
+#define CG_MAX_WORK 3e7
+
+/* Where a literal of a grounding reads its truth value: a bit of the
+ * first or second constant's cell, or an atom between the two. */
+enum { SRC_A, SRC_B, SRC_PAIR };
+
+struct cg {
+	struct eng *g;
+	const struct th *t;
+	const struct index *ix;
+	int nb, blk[CG_MAX_BLOCKS];    /* blocks used, in t's numbering */
+	int *lb;               /* per block of t: its place in blk[], or -1 */
+	int *bit;              /* per class: its bit in its block's cell or -1 */
+	int nbits[CG_MAX_BLOCKS];
+	int cell0[CG_MAX_BLOCKS + 1];  /* first global cell of each block */
+	double *lw;            /* per cell: log weight */
+	double *lr;            /* per pair of cells: log pair weight */
+	int ncell;
+	double work;           /* clause evaluations so far */
+};
+
+/* One literal of a ground clause, as its source and polarity. */
+struct glit {
+	int src, idx, neg;
+};
+
+struct gcl {
+	double w;
+	int hard, n;
+	struct glit l[MAX_VARS];
+};
+
+static double
+gcl_eval(const struct gcl *c, unsigned ca, unsigned cb, unsigned pair)
+{
+	for (int k = 0; k < c->n; k++) {
+		const struct glit *l = &c->l[k];
+		unsigned v = l->src == SRC_A ? ca : l->src == SRC_B ? cb : pair;
+		if ((int)((v >> l->idx) & 1) != l->neg)
+			return c->hard ? 0 : c->w;
+	}
+	return c->hard ? -INFINITY : 0;
+}
+
+static int
+lit_vars(const struct eng *g, const struct cl *c, const struct lit *l,
+    int *u, int *v)
+{
+	int a = arity(g, l->pred);
+
+	*u = c->arg[l->off];
+	*v = a == 2 ? c->arg[l->off + 1] : *u;
+	return a;
+}
+
+/* Whether the rule applies to the shape of t: fills the blocks and the
+ * cell bits. */
+static int
+cg_shape(struct cg *s)
+{
+	const struct th *t = s->t;
+	const struct index *ix = s->ix;
+	const struct eng *g = s->g;
+	int selfjoin = 0;
+
+	for (int b = 0; b < t->nb; b++)
+		s->lb[b] = -1;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		int seen[2] = { 0, 0 };
+		if (c->nvars < 1 || c->nvars > 2 || c->tag)
+			return 0;
+		for (int k = 0; k < c->nlits; k++) {
+			int u, v, a = lit_vars(g, c, &c->lit[k], &u, &v);
+			if (a < 1 || a > 2)
+				return 0;
+			/* two variables of one block in a literal are apart */
+			if (u != v && c->blk[u] == c->blk[v] && !cl_has_neq(c, u, v))
+				return 0;
+			seen[u] = seen[v] = 1;
+		}
+		for (int v = 0; v < c->nvars; v++) {
+			int b = c->blk[v];
+			if (!seen[v])
+				return 0;
+			if (s->lb[b] < 0) {
+				if (s->nb == CG_MAX_BLOCKS)
+					return 0;
+				s->lb[b] = s->nb;
+				s->blk[s->nb++] = b;
+			}
+		}
+	}
+	for (int k = 0; k < ix->ncls; k++) {
+		const int *key = ix->occ[ix->first[k]].key;
+		int b = s->lb[key[1]];
+		s->bit[k] = -1;
+		if (arity(g, key[0]) == 1 || key[4] == 0) {
+			if (s->nbits[b] == CG_MAX_BITS)
+				return 0;
+			s->bit[k] = s->nbits[b]++;
+		} else if (t->type[key[1]] == t->type[key[3]])
+			selfjoin = 1;
+	}
+	/* Without a binary class over one type the binomial and the power
+	 * rule lift the theory at least as well (bipartite clauses, as in
+	 * Kazemi & Poole's graphs, take O(n) nodes there and O(n^2)
+	 * count vectors here). */
+	if (!selfjoin)
+		return 0;
+	s->cell0[0] = 0;
+	for (int b = 0; b < s->nb; b++) {
+		s->cell0[b + 1] = s->cell0[b] + (1 << s->nbits[b]);
+		if (s->cell0[b + 1] > CG_MAX_CELLS)
+			return 0;
+	}
+	s->ncell = s->cell0[s->nb];
+	return 1;
+}
+
+/* The atoms between a constant A of block p and a constant B of block
+ * q (p <= q; A != B): per off-diagonal class, cls(A, B) and cls(B, A)
+ * where they exist; *n of them. */
+static int
+pair_atoms(const struct cg *s, int p, int q, int (*pa)[2], int *n)
+{
+	*n = 0;
+	for (int k = 0; k < s->ix->ncls; k++) {
+		const int *key = s->ix->occ[s->ix->first[k]].key;
+		int b1, b2;
+		if (s->bit[k] >= 0)
+			continue;
+		b1 = s->lb[key[1]];
+		b2 = s->lb[key[3]];
+		for (int o = 0; o < 2; o++)
+			if ((o == 0 && b1 == p && b2 == q) ||
+			    (o == 1 && b1 == q && b2 == p)) {
+				if (*n == CG_MAX_PAIR)
+					return -1;
+				pa[*n][0] = k;
+				pa[(*n)++][1] = o;
+			}
+	}
+	return 0;
+}
+
+/* Clause i grounded with variable 0 on the constant of side x0 (0: A,
+ * 1: B) and variable 1 on the other (a one-variable clause, or both
+ * variables equal: every variable on A). */
+static void
+ground(const struct cg *s, int i, int x0, int diag, int (*pa)[2], int npa,
+    struct gcl *out)
+{
+	const struct cl *c = s->t->c.v[i];
+
+	out->w = c->w;
+	out->hard = c->hard;
+	out->n = c->nlits;
+	for (int k = 0; k < c->nlits; k++) {
+		int u, v, cls = s->ix->cls_of[s->ix->lpos[i] + k];
+		struct glit *l = &out->l[k];
+		(void)lit_vars(s->g, c, &c->lit[k], &u, &v);
+		l->neg = c->lit[k].neg;
+		if (s->bit[cls] >= 0) {
+			l->src = diag ? SRC_A : (u == 0) == (x0 == 0) ? SRC_A : SRC_B;
+			l->idx = s->bit[cls];
+		} else {
+			/* on A first: orientation 0 */
+			int o = (u == 0) == (x0 == 0) ? 0 : 1;
+			l->src = SRC_PAIR;
+			l->idx = 0;
+			for (int j = 0; j < npa; j++)
+				if (pa[j][0] == cls && pa[j][1] == o)
+					l->idx = j;
+		}
+	}
+}
+
+static double
+cg_ladd(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+/* Cell weights: the one-variable clauses and the groundings of two
+ * variables of one block on one constant. */
+static void
+cell_weights(struct cg *s)
+{
+	const struct th *t = s->t;
+
+	for (int c = 0; c < s->ncell; c++)
+		s->lw[c] = 0;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		struct gcl gc;
+		int b;
+		if (c->nvars == 2 && (c->blk[0] != c->blk[1] || cl_has_neq(c, 0, 1)))
+			continue;
+		b = s->lb[c->blk[0]];
+		ground(s, (int)i, 0, 1, NULL, 0, &gc);
+		for (int x = 0; x < 1 << s->nbits[b]; x++)
+			s->lw[s->cell0[b] + x] += gcl_eval(&gc, (unsigned)x, 0, 0);
+	}
+}
+
+/* Pair weights of blocks p <= q: over the atoms between A in p and B in
+ * q, the product of their groundings' weights. */
+static int
+pair_weights(struct cg *s, int p, int q)
+{
+	const struct th *t = s->t;
+	int pa[CG_MAX_PAIR][2], npa, ng = 0, kp = 1 << s->nbits[p];
+	int kq = 1 << s->nbits[q];
+	struct gcl *gc;
+
+	if (pair_atoms(s, p, q, pa, &npa) < 0)
+		return 0;
+	s->work += (double)kp * kq * (1 << npa) * (double)(2 * t->c.n + 1);
+	if (s->work > CG_MAX_WORK)
+		return 0;
+	if (!(gc = xmalloc((2 * t->c.n + 1) * sizeof *gc)))
+		return -1;
+	for (size_t i = 0; i < t->c.n; i++) {
+		const struct cl *c = t->c.v[i];
+		int bu, bv;
+		if (c->nvars != 2)
+			continue;
+		bu = s->lb[c->blk[0]];
+		bv = s->lb[c->blk[1]];
+		if (bu == p && bv == q)
+			ground(s, (int)i, 0, 0, pa, npa, &gc[ng++]);
+		if (bu == q && bv == p)
+			ground(s, (int)i, 1, 0, pa, npa, &gc[ng++]);
+	}
+	for (int i = 0; i < kp; i++)
+		for (int j = 0; j < kq; j++) {
+			double r = -INFINITY;
+			for (unsigned x = 0; x < 1u << npa; x++) {
+				double f = 0;
+				for (int k = 0; k < ng && f > -INFINITY; k++)
+					f += gcl_eval(&gc[k], (unsigned)i, (unsigned)j, x);
+				r = cg_ladd(r, f);
+			}
+			s->lr[(size_t)(s->cell0[p] + i) * s->ncell + s->cell0[q] + j] = r;
+			s->lr[(size_t)(s->cell0[q] + j) * s->ncell + s->cell0[p] + i] = r;
+		}
+	free(gc);
+	return 1;
+}
+
+/* The sum over count vectors: groups (merged cells) in block order,
+ * blocks of one group (whose count is their size) first. */
+struct sum {
+	int ng;
+	const int *gb;         /* per group: its block */
+	const double *lw, *lr; /* group weights, pair weights (ng x ng) */
+	const int64_t *n;      /* per block: constants */
+	const double *lf;      /* lf[c] = log c!, c up to the largest block
+	                          of several groups */
+	int64_t *cnt;
+	double max, acc;
+};
+
+static double
+mulc(double k, double lv)
+{
+	return k == 0 ? 0 : k * lv;
+}
+
+static void
+sum_add(struct sum *s, double v)
+{
+	if (v == -INFINITY)
+		return;
+	if (v > s->max) {
+		s->acc = s->acc * exp(s->max - v) + 1;
+		s->max = v;
+	} else
+		s->acc += exp(v - s->max);
+}
+
+static void
+sum_rec(struct sum *s, int i, int64_t left, double z)
+{
+	int first, last;
+	double lin, diag;
+
+	if (i == s->ng) {
+		sum_add(s, z);
+		return;
+	}
+	first = i == 0 || s->gb[i] != s->gb[i - 1];
+	last = i + 1 == s->ng || s->gb[i + 1] != s->gb[i];
+	if (first)
+		left = s->n[s->gb[i]];
+	/* c constants in group i: c log w, C(c, 2) log r_ii, and c times
+	 * the pair weights to the constants of the groups before it */
+	lin = s->lw[i];
+	for (int h = 0; h < i && lin > -INFINITY; h++)
+		lin += mulc((double)s->cnt[h], s->lr[i * s->ng + h]);
+	diag = s->lr[i * s->ng + i];
+	if (first && last) {
+		/* one group: the multinomial is 1 */
+		double c = (double)left;
+		s->cnt[i] = left;
+		sum_rec(s, i + 1, 0, z + mulc(c, lin) + mulc(c * (c - 1) / 2,
+		    diag));
+		s->cnt[i] = 0;
+		return;
+	}
+	if (first)
+		z += s->lf[left];
+	for (int64_t c = last ? left : 0; c <= left; c++) {
+		double k = (double)c;
+		double v = z - s->lf[c] + mulc(k, lin) + mulc(k * (k - 1) / 2, diag);
+		if (v == -INFINITY)
+			continue;
+		s->cnt[i] = c;
+		sum_rec(s, i + 1, left - c, v);
+	}
+	s->cnt[i] = 0;
+}
+
+/* Cells of one block with equal pair weights to every cell (and to each
+ * other as to themselves) merge into one group, of the summed weight:
+ * the multinomial over them sums to (w + w')^m. */
+static int
+same_row(const struct cg *s, int a, int b)
+{
+	const double *ra = s->lr + (size_t)a * s->ncell;
+	const double *rb = s->lr + (size_t)b * s->ncell;
+
+	if (ra[a] != rb[b] || ra[a] != ra[b])
+		return 0;
+	for (int c = 0; c < s->ncell; c++)
+		if (c != a && c != b && ra[c] != rb[c])
+			return 0;
+	return 1;
+}
+
+static int
+cg_sum(struct cg *s, double *out, int *applied)
+{
+	int *grp = xmalloc((size_t)s->ncell * sizeof *grp);
+	int *rep = xmalloc((size_t)s->ncell * sizeof *rep);
+	int *gb = xmalloc((size_t)s->ncell * sizeof *gb), ng = 0;
+	double *gw = xmalloc((size_t)s->ncell * sizeof *gw), *glr = NULL;
+	int64_t *n = xmalloc((size_t)s->nb * sizeof *n), *cnt = NULL, nmax = 0;
+	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
+	int nord = 0, nmulti = 0;
+	double terms = 1, *lf = NULL, *ogw = NULL;
+	struct sum sm;
+	int rc = -1;
+
+	*applied = 0;
+	if (!grp || !rep || !gb || !gw || !n || !ord)
+		goto done;
+	for (int b = 0; b < s->nb; b++) {
+		int m = 0;
+		n[b] = s->t->size[s->blk[b]];
+		for (int c = s->cell0[b]; c < s->cell0[b + 1]; c++) {
+			int k;
+			grp[c] = -1;
+			if (s->lw[c] == -INFINITY)
+				continue;
+			for (k = ng - m; k < ng && !same_row(s, rep[k], c); k++)
+				;
+			if (k == ng) {
+				rep[ng] = c;
+				gb[ng] = b;
+				gw[ng++] = -INFINITY;
+				m++;
+			}
+			grp[c] = k;
+			gw[k] = cg_ladd(gw[k], s->lw[c]);
+		}
+		if (m == 0 && n[b] > 0) {
+			/* every cell of a constant forbidden */
+			*out = -INFINITY;
+			*applied = 1;
+			rc = 0;
+			goto done;
+		}
+		if (m > 0)
+			terms *= exp(lchoose(n[b] + m - 1, m - 1));
+	}
+	rc = 0;
+	if (terms > CG_MAX_TERMS)
+		goto done;
+	/* blocks of one group first: their counts are fixed */
+	for (int i = 0; i < ng; i++) {
+		int one = (i == 0 || gb[i - 1] != gb[i]) &&
+		    (i + 1 == ng || gb[i + 1] != gb[i]);
+		if (!one && n[gb[i]] > nmax)
+			nmax = n[gb[i]];
+		ord[one ? nord++ : ng - 1 - nmulti++] = i;
+	}
+	/* (the groups of several-group blocks came in reverse) */
+	for (int a = nord, b = ng - 1; a < b; a++, b--) {
+		int x = ord[a];
+		ord[a] = ord[b];
+		ord[b] = x;
+	}
+	if (!(glr = xmalloc(((size_t)ng * ng + 1) * sizeof *glr)) ||
+	    !(cnt = xcalloc((size_t)ng + 1, sizeof *cnt)) ||
+	    !(lf = xmalloc(((size_t)nmax + 1) * sizeof *lf)) ||
+	    !(ogb = xmalloc(((size_t)ng + 1) * sizeof *ogb)) ||
+	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw))) {
+		rc = -1;
+		goto done;
+	}
+	lf[0] = 0;
+	for (int64_t c = 1; c <= nmax; c++)
+		lf[c] = lgamma((double)c + 1);
+	for (int i = 0; i < ng; i++) {
+		ogb[i] = gb[ord[i]];
+		ogw[i] = gw[ord[i]];
+		for (int j = 0; j < ng; j++)
+			glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] * s->ncell +
+			    rep[ord[j]]];
+	}
+	sm = (struct sum){ ng, ogb, ogw, glr, n, lf, cnt, -INFINITY, 0 };
+	/* a block with no groups has no constants */
+	sum_rec(&sm, 0, 0, 0);
+	*out = sm.max == -INFINITY ? -INFINITY : sm.max + log(sm.acc);
+	*applied = 1;
+	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
+	    "%.3g count vectors", s->ncell, ng, s->nb, terms);
+done:
+	free(grp);
+	free(rep);
+	free(gb);
+	free(gw);
+	free(glr);
+	free(n);
+	free(cnt);
+	free(ord);
+	free(ogb);
+	free(ogw);
+	free(lf);
+	return rc;
+}
+
+/* Returns 1 when the rule applies to t (then *out is its log Z, or *rc
+ * an error); 0 leaves t to the other rules.  Does not take t. */
+int
+cellgraph(struct eng *g, const struct th *t, const struct index *ix,
+    double *out, int *rc)
+{
+	struct cg s;
+	int ok = 0, applied = 0;
+
+	*rc = 0;
+	memset(&s, 0, sizeof s);
+	s.g = g;
+	s.t = t;
+	s.ix = ix;
+	s.lb = xmalloc(((size_t)t->nb + 1) * sizeof *s.lb);
+	s.bit = xmalloc(((size_t)ix->ncls + 1) * sizeof *s.bit);
+	if (!s.lb || !s.bit)
+		goto oom;
+	if (!cg_shape(&s))
+		goto done;
+	s.lw = xmalloc((size_t)s.ncell * sizeof *s.lw);
+	s.lr = xmalloc((size_t)s.ncell * s.ncell * sizeof *s.lr);
+	if (!s.lw || !s.lr)
+		goto oom;
+	cell_weights(&s);
+	for (int p = 0; p < s.nb; p++)
+		for (int q = p; q < s.nb; q++) {
+			int r = pair_weights(&s, p, q);
+			if (r < 0)
+				goto oom;
+			if (r == 0)
+				goto done;
+		}
+	if (cg_sum(&s, out, &applied) < 0)
+		goto oom;
+	ok = applied;
+	goto done;
+oom:
+	*rc = err_oom(g->e);
+	ok = 1;
+done:
+	free(s.lb);
+	free(s.bit);
+	free(s.lw);
+	free(s.lr);
+	return ok;
+}
