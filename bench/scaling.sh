@@ -16,11 +16,15 @@
 #
 #   SQLIFT=path/to/sqlift [FORCLIFT=path/to/forclift] sh bench/scaling.sh [fs|fs0|fo2|all]
 #
-# fs:  friends-and-smokers, 40% evidence drawn per atom (fs.awk atom=1),
-#      n = FS_SIZES (10 20 50 200 800 5000 100000);
-# fs0: the same model without evidence, n = FS0_SIZES (100 500 2000);
-# fo2: two-variable models and a hard clause, n = FO2_SIZES (100 500 2000),
-#      Smokes, Cancer and Friends open-world, no evidence:
+# Rows "MODEL+ev" have 40% evidence drawn per atom (fs.awk atom=1: each
+# Smokes and each Cancer atom observed with probability 0.4, random truth
+# value); rows "MODEL" none.  Smokes, Cancer and Friends are open-world.
+# fs:  friends-and-smokers (fs.awk) with evidence, n = FS_SIZES
+#      (10 20 50 200 800 5000 100000);
+# fs0: the same without evidence, n = FS0_SIZES (100 500 2000);
+# fo2: two-variable models and a hard clause, without evidence at
+#      n = FO2_SIZES (100 500 2000), with at n = FO2EV_SIZES (10 100 500
+#      2000):
 #        sym      friends-and-smokers + 2.0 Friends(x, y) => Friends(y, x)
 #        symhard  friends-and-smokers + Friends(x, y) => Friends(y, x).
 #        fo2      0.7 Smokes(x) v Smokes(y); -0.4 Smokes(x) ^ Friends(x, y)
@@ -93,21 +97,23 @@ gen() {
 }
 
 # timed CMD...: "SECONDS" (median of 3 below SLOW s), "stop" or "fail";
-# the last run's stdout in $dir/out
+# the median run's stdout in $dir/out
 timed() {
-	ts=
-	for _ in 1 2 3; do
+	: >"$dir/times"
+	for i in 1 2 3; do
 		t0=$(date +%s%N)
 		st=0
-		timeout "$LIMIT" "$@" >"$dir/out" 2>"$dir/err" || st=$?
+		timeout "$LIMIT" "$@" >"$dir/out.$i" 2>"$dir/err" || st=$?
 		t1=$(date +%s%N)
 		[ "$st" = 124 ] && { echo stop; return; }
 		[ "$st" = 0 ] || { echo fail; return; }
 		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-		ts="$ts $t"
+		echo "$t $i" >>"$dir/times"
 		awk -v t="$t" -v s="$SLOW" 'BEGIN { exit !(t >= s) }' && break
 	done
-	echo $ts | tr ' ' '\n' | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
+	set -- $(sort -g "$dir/times" | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }')
+	cp "$dir/out.$2" "$dir/out"
+	echo "$1"
 }
 
 # prog model n: sets s_PROG (seconds, stop, fail or -) and z_PROG (log Z or -)
@@ -162,17 +168,19 @@ row() {  # model n ev
 	sqlift_ "$1" "$2"
 	countsum_ "$1" "$2"
 	forclift_ "$1" "$2"
-	a=$(agree "$1" "$2" "$z_sq" "$z_cs" "$z_fc") || bad=1
+	label=$1
+	[ "$3" = 1 ] && label=$1+ev
+	a=$(agree "$label" "$2" "$z_sq" "$z_cs" "$z_fc") || bad=1
 	z=$z_sq
 	[ "$z" = - ] && z=$z_cs
 	[ "$z" = - ] && z=$z_fc
-	printf "$(fmt '%-8s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n')" "$1" "$2" \
+	printf "$(fmt '%-10s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n')" "$label" "$2" \
 	    "$s_sq" "$s_cs" "$s_fc" "$o_fc" "$(ratio "$s_sq" "$s_cs")" \
 	    "$(ratio "$s_fc" "$s_sq")" "$z" "$a"
 }
 
 header() {
-	head_ '%-8s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n' model n sqlift_s \
+	head_ '%-10s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n' model n sqlift_s \
 	    countsum_s forclift_s fc_own_s sq/cs fc/sq "log Z" agree
 }
 
@@ -194,12 +202,16 @@ if [ "$what" = fs0 ] || [ "$what" = all ]; then
 	done
 fi
 if [ "$what" = fo2 ] || [ "$what" = all ]; then
-	sec "two-variable models and a hard clause, no evidence"
+	sec "two-variable models and a hard clause"
 	header
 	for m in ${FO2_MODELS:-sym symhard fo2 hard}; do
 		skip_sq=0 skip_fc=0
 		for n in ${FO2_SIZES:-100 500 2000}; do
 			row "$m" "$n" 0
+		done
+		skip_sq=0 skip_fc=0
+		for n in ${FO2EV_SIZES:-10 100 500 2000}; do
+			row "$m" "$n" 1
 		done
 	done
 fi
