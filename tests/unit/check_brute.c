@@ -31,6 +31,7 @@ run(const char *model, const char *evidence, const char *queries,
 	if (!rc)
 		rc = sqlift_load(h, mp, ev, evidence ? 1 : 0, 0, &n);
 	o.method = "brute";
+	o.allow_zero_weights = 1;  /* random weights may all round to 0 */
 	o.queries = queries;
 	if (!rc)
 		rc = sqlift_infer(h, &o, &run_id);
@@ -271,6 +272,7 @@ START_TEST(test_infer_oom)
 	ck_assert_int_eq(sqlift_load(h, mp, ev, 1, 0, &n), 0);
 	sqlift_close(h);
 	o.method = "brute";
+	o.allow_zero_weights = 1;  /* random weights may all round to 0 */
 	o.queries = "C,R";
 	o.result_path = rp;
 	for (long k = 1; k < 20000 && !ok; k++) {
