@@ -316,6 +316,57 @@ END_TEST
  * atoms each observed with probability 0.4), so that persons fall into
  * several blocks with P unknown; exact against --method brute, log Z and
  * every marginal, and explain names the rule on some of them. */
+/* Explains the run set up in o (counting in *fired a plan that names
+ * rule), then runs it by brute force (run 1) and exact (run 2) on the
+ * database at dbp, which h holds and which is closed here; log Z and
+ * every marginal must agree.  1: a case compared, 0: Z = 0 for both. */
+static int
+brute_vs_exact(sqlift *h, const char *dbp, struct sqlift_infer_opts *o,
+    const char *rule, int *fired, unsigned seed, const char *mb,
+    const char *eb)
+{
+	char *plan = NULL;
+	size_t planlen = 0;
+	int64_t run;
+	double lz1, lz2, diff, nm1, nm2;
+	FILE *pf;
+	int rc1, rc2;
+
+	o->allow_zero_weights = 1;  /* random weights may all round to 0 */
+	o->method = "exact";
+	ck_assert(pf = open_memstream(&plan, &planlen));
+	/* (explain fails where the evidence breaks a hard formula) */
+	rc1 = sqlift_explain(h, o, 0, pf);
+	fclose(pf);
+	*fired += rc1 == 0 && strstr(plan, rule) != NULL;
+	free(plan);
+	o->method = "brute";
+	rc1 = sqlift_infer(h, o, &run);
+	o->method = "exact";
+	rc2 = sqlift_infer(h, o, &run);
+	ck_assert_msg(rc1 == rc2, "seed %u: brute %d, exact %d (%s) for\n%s"
+	    "evidence:\n%s", seed, rc1, rc2, sqlift_errmsg(h), mb, eb);
+	sqlift_close(h);
+	if (rc1)
+		return 0;
+	lz1 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 1");
+	lz2 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 2");
+	ck_assert_msg(fabs(lz1 - lz2) <= 1e-9 * (1 + fabs(lz1)), "seed %u: "
+	    "log Z brute %.15g, exact %.15g for\n%sevidence:\n%s", seed, lz1,
+	    lz2, mb, eb);
+	nm1 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
+	    "run_id = 1");
+	nm2 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
+	    "run_id = 2");
+	diff = tu_sql_double(dbp, "SELECT max(abs(a.probability - "
+	    "b.probability)) FROM marginals a JOIN marginals b USING (atom) "
+	    "WHERE a.run_id = 1 AND b.run_id = 2");
+	ck_assert_msg(nm1 == nm2 && (nm1 == 0 || diff <= 1e-9), "seed %u: "
+	    "%g vs %g marginals, largest difference %g for\n%sevidence:\n%s",
+	    seed, nm1, nm2, diff, mb, eb);
+	return 1;
+}
+
 START_TEST(test_engine_multibin)
 {
 	/* Q mostly in formulas of one variable: its evidence splits the
@@ -331,12 +382,8 @@ START_TEST(test_engine_multibin)
 		struct buf mb, eb;
 		struct sqlift_infer_opts o = { 0 };
 		const char *evs[1];
-		int nt, usef, nf, rc1, rc2;
-		int64_t n, run;
-		double lz1, lz2, diff, nm1, nm2;
-		char *plan = NULL;
-		size_t planlen = 0;
-		FILE *pf;
+		int nt, usef, nf;
+		int64_t n;
 		sqlift *h;
 
 		rs = seed * 2246822519u;
@@ -379,43 +426,10 @@ START_TEST(test_engine_multibin)
 		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
 		ck_assert_int_eq(sqlift_load(h, tu_file("mb.mln", mb.s), evs, 1, 0,
 		    &n), 0);
-		o.method = "exact";
-		o.allow_zero_weights = 1;  /* random weights may all round to 0 */
 		o.queries = usef ? "P,Q,F" : "P,Q";
 		o.open_world = usef ? "P,Q,F" : "P,Q";
-		ck_assert(pf = open_memstream(&plan, &planlen));
-		/* (explain fails where the evidence breaks a hard formula) */
-		rc1 = sqlift_explain(h, &o, 0, pf);
-		fclose(pf);
-		fired += rc1 == 0 && strstr(plan, "multi-block binomial") != NULL;
-		free(plan);
-		o.method = "brute";
-		o.allow_zero_weights = 1;  /* random weights may all round to 0 */
-		rc1 = sqlift_infer(h, &o, &run);
-		o.method = "exact";
-		rc2 = sqlift_infer(h, &o, &run);
-		ck_assert_msg(rc1 == rc2, "seed %u: brute %d, exact %d (%s) for\n%s"
-		    "evidence:\n%s", seed, rc1, rc2, sqlift_errmsg(h), mb.s, eb.s);
-		sqlift_close(h);
-		if (rc1)
-			goto next;
-		lz1 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 1");
-		lz2 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 2");
-		ck_assert_msg(fabs(lz1 - lz2) <= 1e-9 * (1 + fabs(lz1)), "seed %u: "
-		    "log Z brute %.15g, exact %.15g for\n%sevidence:\n%s", seed, lz1,
-		    lz2, mb.s, eb.s);
-		nm1 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
-		    "run_id = 1");
-		nm2 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
-		    "run_id = 2");
-		diff = tu_sql_double(dbp, "SELECT max(abs(a.probability - "
-		    "b.probability)) FROM marginals a JOIN marginals b USING (atom) "
-		    "WHERE a.run_id = 1 AND b.run_id = 2");
-		ck_assert_msg(nm1 == nm2 && (nm1 == 0 || diff <= 1e-9), "seed %u: "
-		    "%g vs %g marginals, largest difference %g for\n%sevidence:\n%s",
-		    seed, nm1, nm2, diff, mb.s, eb.s);
-		cases++;
-next:
+		cases += brute_vs_exact(h, dbp, &o, "multi-block binomial", &fired,
+		    seed, mb.s, eb.s ? eb.s : "");
 		buf_free(&mb);
 		buf_free(&eb);
 	}
@@ -444,12 +458,8 @@ START_TEST(test_engine_cellgraph)
 		struct buf mb, eb;
 		struct sqlift_infer_opts o = { 0 };
 		const char *evs[1];
-		int nt, useq, nf, rc1, rc2;
-		int64_t n, run;
-		double lz1, lz2, diff, nm1, nm2;
-		char *plan = NULL;
-		size_t planlen = 0;
-		FILE *pf;
+		int nt, useq, nf, rc1;
+		int64_t n;
 		sqlift *h;
 
 		rs = seed * 2654435761u;
@@ -497,42 +507,10 @@ START_TEST(test_engine_cellgraph)
 		rc1 = sqlift_load(h, tu_file("cg.mln", mb.s), evs, 1, 0, &n);
 		ck_assert_msg(rc1 == 0, "seed %u: %s for\n%s", seed,
 		    sqlift_errmsg(h), mb.s);
-		o.method = "exact";
-		o.allow_zero_weights = 1;  /* random weights may all round to 0 */
 		o.queries = useq ? "P,Q,F" : "P,F";
 		o.open_world = o.queries;
-		ck_assert(pf = open_memstream(&plan, &planlen));
-		rc1 = sqlift_explain(h, &o, 0, pf);
-		fclose(pf);
-		fired += rc1 == 0 && strstr(plan, "cell graph") != NULL;
-		free(plan);
-		o.method = "brute";
-		o.allow_zero_weights = 1;  /* random weights may all round to 0 */
-		rc1 = sqlift_infer(h, &o, &run);
-		o.method = "exact";
-		rc2 = sqlift_infer(h, &o, &run);
-		ck_assert_msg(rc1 == rc2, "seed %u: brute %d, exact %d (%s) for\n%s"
-		    "evidence:\n%s", seed, rc1, rc2, sqlift_errmsg(h), mb.s, eb.s);
-		sqlift_close(h);
-		if (rc1)
-			goto next;
-		lz1 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 1");
-		lz2 = tu_sql_double(dbp, "SELECT log_z FROM runs WHERE run_id = 2");
-		ck_assert_msg(fabs(lz1 - lz2) <= 1e-9 * (1 + fabs(lz1)), "seed %u: "
-		    "log Z brute %.15g, exact %.15g for\n%sevidence:\n%s", seed, lz1,
-		    lz2, mb.s, eb.s);
-		nm1 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
-		    "run_id = 1");
-		nm2 = tu_sql_double(dbp, "SELECT count(*) FROM marginals WHERE "
-		    "run_id = 2");
-		diff = tu_sql_double(dbp, "SELECT max(abs(a.probability - "
-		    "b.probability)) FROM marginals a JOIN marginals b USING (atom) "
-		    "WHERE a.run_id = 1 AND b.run_id = 2");
-		ck_assert_msg(nm1 == nm2 && (nm1 == 0 || diff <= 1e-9), "seed %u: "
-		    "%g vs %g marginals, largest difference %g for\n%sevidence:\n%s",
-		    seed, nm1, nm2, diff, mb.s, eb.s);
-		cases++;
-next:
+		cases += brute_vs_exact(h, dbp, &o, "cell graph", &fired, seed, mb.s,
+		    eb.s ? eb.s : "");
 		buf_free(&mb);
 		buf_free(&eb);
 	}
