@@ -29,35 +29,6 @@ static const char *MB_EVIDENCE = "!Cancer(B)\n!Cancer(C)\nCancer(D)\n"
     "Smokes(E)\n!Smokes(F)\n";
 static const char *model, *evidence;  /* of the sweep: MODEL by default */
 
-/* Whole-file checksum, to show a failed run changed nothing. */
-static unsigned long long
-file_sum(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned long long h = 1469598103934665603ULL;
-	int c;
-
-	ck_assert_ptr_nonnull(f);
-	while ((c = fgetc(f)) != EOF)
-		h = (h ^ (unsigned)c) * 1099511628211ULL;
-	fclose(f);
-	return h;
-}
-
-static void
-file_copy(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	char b[4096];
-	size_t n;
-
-	ck_assert(in && out);
-	while ((n = fread(b, 1, sizeof b, in)) > 0)
-		ck_assert_uint_eq(fwrite(b, 1, n, out), n);
-	fclose(in);
-	ck_assert_int_eq(fclose(out), 0);
-}
-
 /* The database tu_dir/oom-ref.db holding the model, the evidence and run
  * 1 of o, done without a failure. */
 static const char *
@@ -140,13 +111,13 @@ static long
 sweep(const struct sqlift_infer_opts *o)
 {
 	const char *ref = setup_db(o), *db = tu_file("oom.db", NULL);
-	unsigned long long sum = file_sum(ref);
+	unsigned long long sum = tu_file_sum(ref);
 	/* OOM_K=n starts at k = n (to look at a failure) */
 	long k = getenv("OOM_K") ? strtol(getenv("OOM_K"), NULL, 10) : 1;
 	long degraded = 0;
 	int ws = 0;
 
-	file_copy(ref, db);
+	tu_file_copy(ref, db);
 	for (; k < 1000000; k++) {
 		pid_t pid;
 
@@ -175,8 +146,8 @@ sweep(const struct sqlift_infer_opts *o)
 			    "run_groups WHERE run_id > 1) + (SELECT count(*) FROM "
 			    "run_trace WHERE run_id > 1)") == 0, "%s, k=%ld: the failed run "
 			    "changed the database", o->method, k);
-			file_copy(ref, db);
-			ck_assert(file_sum(db) == sum);
+			tu_file_copy(ref, db);
+			ck_assert(tu_file_sum(db) == sum);
 			continue;
 		}
 		/* went on without: the same answers as run 1 */
@@ -186,7 +157,7 @@ sweep(const struct sqlift_infer_opts *o)
 		    "on after a failed allocation differs from run 1", o->method,
 		    k);
 		degraded++;
-		file_copy(ref, db);
+		tu_file_copy(ref, db);
 	}
 	ck_assert_int_lt(k, 1000000);
 	ck_assert_double_eq(differences(db), 0);

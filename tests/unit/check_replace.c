@@ -20,34 +20,6 @@ static const char *EV_B = "Friends(A,B)\nSmokes(B)\nFriends(B,C)\n"
 static const char *STATE_B = "Friends(A,B)=1 Friends(B,C)=1 Friends(C,D)=1 "
     "Smokes(A)=1 Smokes(B)=1 |A B C D |4";
 
-static unsigned long long
-file_sum(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned long long h = 1469598103934665603ULL;
-	int c;
-
-	ck_assert_ptr_nonnull(f);
-	while ((c = fgetc(f)) != EOF)
-		h = (h ^ (unsigned)c) * 1099511628211ULL;
-	fclose(f);
-	return h;
-}
-
-static void
-file_copy(const char *from, const char *to)
-{
-	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
-	char b[4096];
-	size_t n;
-
-	ck_assert(in && out);
-	while ((n = fread(b, 1, sizeof b, in)) > 0)
-		ck_assert_uint_eq(fwrite(b, 1, n, out), n);
-	fclose(in);
-	ck_assert_int_eq(fclose(out), 0);
-}
-
 /* The evidence atoms, the members of person and the number of constants
  * of the database at path, as one line. */
 static void
@@ -113,7 +85,7 @@ replace(const char *db, const char *text, int64_t counts[3])
 START_TEST(test_replace_counts)
 {
 	const char *db = setup_db();
-	unsigned long long sum = file_sum(db);
+	unsigned long long sum = tu_file_sum(db);
 	int64_t c[3];
 	char got[512];
 
@@ -122,17 +94,17 @@ START_TEST(test_replace_counts)
 	    "Friends(A,B)\n!Smokes(B)\nSmokes(A)\n", c), 0);
 	ck_assert(c[0] == 0 && c[1] == 0 && c[2] == 0);
 	/* the list of files changed (new.txt, 6 atoms read): only it */
-	ck_assert(file_sum(db) != sum);
+	ck_assert(tu_file_sum(db) != sum);
 	ck_assert_int_eq(replace(db, "Smokes(A)\n!Smokes(A)\n", c),
 	    SQLIFT_EINPUT);
 	ck_assert_int_eq(replace(db, EV_B, c), 0);
 	ck_assert(c[0] == 1 && c[1] == 1 && c[2] == 1);
 	state(db, got, sizeof got);
 	ck_assert_str_eq(got, STATE_B);
-	sum = file_sum(db);
+	sum = tu_file_sum(db);
 	ck_assert_int_eq(replace(db, EV_B, c), 0);
 	ck_assert(c[0] == 0 && c[1] == 0 && c[2] == 0);
-	ck_assert(file_sum(db) == sum);
+	ck_assert(tu_file_sum(db) == sum);
 }
 END_TEST
 
@@ -167,12 +139,12 @@ START_TEST(test_replace_oom)
 {
 	const char *ref = setup_db(), *db = tu_file("oom.db", NULL);
 	const char *ev = tu_file("b.txt", EV_B);
-	unsigned long long sum = file_sum(ref);
+	unsigned long long sum = tu_file_sum(ref);
 	char got[512];
 	long k;
 	int ws;
 
-	file_copy(ref, db);
+	tu_file_copy(ref, db);
 	for (k = 1; k < 100000; k++) {
 		pid_t pid;
 
@@ -187,7 +159,7 @@ START_TEST(test_replace_oom)
 		    WEXITSTATUS(ws) <= RUN_DEGRADED && WEXITSTATUS(ws) != RUN_OTHER,
 		    "k=%ld: exit status %d", k, WEXITSTATUS(ws));
 		if (WEXITSTATUS(ws) == RUN_NOMEM) {
-			ck_assert_msg(file_sum(db) == sum, "k=%ld: a failed "
+			ck_assert_msg(tu_file_sum(db) == sum, "k=%ld: a failed "
 			    "replacement changed the database", k);
 			continue;
 		}
@@ -195,7 +167,7 @@ START_TEST(test_replace_oom)
 		ck_assert_msg(!strcmp(got, STATE_B), "k=%ld: %s", k, got);
 		if (WEXITSTATUS(ws) == RUN_DONE)
 			break;
-		file_copy(ref, db);
+		tu_file_copy(ref, db);
 	}
 	ck_assert_int_gt(k, 50);
 	fprintf(stderr, "replace: %ld allocations failed in turn\n", k - 1);

@@ -13,22 +13,6 @@ static const char *MODEL =
     "person = {Anna}\nFriends(person,person)\nSmokes(person)\n"
     "0.5 Smokes(x) ^ Friends(x,y) => Smokes(y)\n";
 
-/* Whole-file checksum, to prove a failed command changed nothing. */
-static unsigned long long
-file_sum(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned long long h = 1469598103934665603ULL;
-	int c;
-
-	if (!f)
-		return 0;
-	while ((c = fgetc(f)) != EOF)
-		h = (h ^ (unsigned)c) * 1099511628211ULL;
-	fclose(f);
-	return h;
-}
-
 /* One text from a SQL query on the database at path, or NULL; caller
  * frees. */
 static char *
@@ -107,12 +91,12 @@ START_TEST(test_failed_append_changes_nothing)
 
 	ck_assert_int_eq(load(db, m, tu_file("ok.db", "Smokes(Anna)\n"), 0, msg),
 	    0);
-	before = file_sum(db);
+	before = tu_file_sum(db);
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		int rc = load(db, m, tu_file("bad.db", bad[i]), 0, msg);
 		ck_assert_msg(rc == SQLIFT_EINPUT, "case %zu: %d %s", i, rc, msg);
 		ck_assert_msg(strstr(msg, "bad.db:"), "%s", msg);
-		ck_assert_int_eq(file_sum(db), before);
+		ck_assert_int_eq(tu_file_sum(db), before);
 	}
 	ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM evidence_atoms"),
 	    1, 0);
@@ -128,7 +112,7 @@ START_TEST(test_locked)
 	unsigned long long before;
 
 	ck_assert_int_eq(load(db, m, NULL, 0, msg), 0);
-	before = file_sum(db);
+	before = tu_file_sum(db);
 	ck_assert_int_eq(sqlite3_open(db, &other), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL),
 	    SQLITE_OK);
@@ -140,7 +124,7 @@ START_TEST(test_locked)
 	ck_assert_msg(strstr(msg, "locked"), "%s", msg);
 	sqlite3_exec(other, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(other);
-	ck_assert_int_eq(file_sum(db), before);
+	ck_assert_int_eq(tu_file_sum(db), before);
 }
 END_TEST
 
@@ -182,12 +166,12 @@ START_TEST(test_model_reload_and_replace)
 
 	ck_assert_int_eq(load(db, m, tu_file("e.db", "Smokes(Bob)\n"
 	    "Friends(Anna,Bob)\n"), 0, msg), 0);
-	before = file_sum(db);
+	before = tu_file_sum(db);
 	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);  /* same model: no-op */
-	ck_assert_int_eq(file_sum(db), before);
+	ck_assert_int_eq(tu_file_sum(db), before);
 	ck_assert_int_eq(load(db, m2, NULL, 0, msg), SQLIFT_EUSAGE);
 	ck_assert_msg(strstr(msg, "--replace"), "%s", msg);
-	ck_assert_int_eq(file_sum(db), before);
+	ck_assert_int_eq(tu_file_sum(db), before);
 	ck_assert_int_eq(load(db, m2, NULL, SQLIFT_LOAD_REPLACE, msg), 0);
 	/* Friends kept its evidence; Smokes changed arity and lost it */
 	ck_assert_close(tu_sql_double(db, "SELECT count(*) FROM evidence_atoms"),
@@ -344,7 +328,7 @@ START_TEST(test_sampling_results)
 	    "10:1.4:0.5:7.5 100:1.45:NULL:NULL 1000:1.5:0.05:700.0");
 
 	/* the public reader changes nothing */
-	before = file_sum(db);
+	before = tu_file_sum(db);
 	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
 	ck_assert_int_eq(sqlift_trace(h, lis, &pts, &n), 0);
 	ck_assert_uint_eq(n, 3);
@@ -364,7 +348,7 @@ START_TEST(test_sampling_results)
 	ck_assert_msg(strstr(sqlift_errmsg(h), "lis.db: no run 9"), "%s",
 	    sqlift_errmsg(h));
 	sqlift_close(h);
-	ck_assert_int_eq(file_sum(db), before);
+	ck_assert_int_eq(tu_file_sum(db), before);
 }
 END_TEST
 
@@ -404,13 +388,13 @@ START_TEST(test_migration_from_v3)
 	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h3);
 	/* reading does not migrate: a version 3 run has no trace */
-	before = file_sum(db);
+	before = tu_file_sum(db);
 	ck_assert_int_eq(sqlift_open(db, 0, &h), 0);
 	ck_assert_int_eq(sqlift_trace(h, 1, &pts, &n), SQLIFT_EUSAGE);
 	ck_assert_msg(strstr(sqlift_errmsg(h), "no convergence trace"), "%s",
 	    sqlift_errmsg(h));
 	sqlift_close(h);
-	ck_assert_int_eq(file_sum(db), before);
+	ck_assert_int_eq(tu_file_sum(db), before);
 	/* the first write does, keeping the run */
 	ck_assert_msg(load(db, m, NULL, 0, msg) == 0, "%s", msg);
 	ck_assert_close(tu_sql_double(db, "PRAGMA user_version"),

@@ -252,4 +252,34 @@ tu_main(const char *name, int fixture, const TTest *const *tests, size_t n)
 	    "%s = %.15g, expected %.15g", #a, a_, b_); \
 } while (0)
 
+/* Whole-file checksum (FNV-1a), to show a failed command changed
+ * nothing. */
+static inline unsigned long long
+tu_file_sum(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned long long h = 1469598103934665603ULL;
+	int c;
+
+	ck_assert_ptr_nonnull(f);
+	while ((c = fgetc(f)) != EOF)
+		h = (h ^ (unsigned)c) * 1099511628211ULL;
+	fclose(f);
+	return h;
+}
+
+static inline void
+tu_file_copy(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	char b[4096];
+	size_t n;
+
+	ck_assert(in && out);
+	while ((n = fread(b, 1, sizeof b, in)) > 0)
+		ck_assert_uint_eq(fwrite(b, 1, n, out), n);
+	fclose(in);
+	ck_assert_int_eq(fclose(out), 0);
+}
+
 #endif
