@@ -21,7 +21,10 @@ static char tu_dir[256] __attribute__((unused));
 static inline void
 tu_setup(void)
 {
-	snprintf(tu_dir, sizeof tu_dir, "/tmp/sqlift-test-XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(tu_dir, sizeof tu_dir, "%s/sqlift-test-XXXXXX",
+	    tmp && *tmp ? tmp : "/tmp");
 	ck_assert_ptr_nonnull(mkdtemp(tu_dir));
 }
 
