@@ -220,7 +220,7 @@ run(int argc, char **argv)
 	if (!code && !os.model && (argc - optind != 1 || !method)) {
 		if (!method && argc - optind == 1)
 			code = cli_usage(&cmd_infer, "needs --method (exact, lis, "
-			    "ground-lis or brute)");
+			    "ground-lis, brute, gibbs or blocked-gibbs)");
 		else
 			code = cli_usage(&cmd_infer, "needs exactly one database");
 	}
@@ -292,7 +292,7 @@ const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
 	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
 	"       [--max-seconds S] [--samples N] [--threads T] [--proposal P]\n"
-	"       [--particles K]\n"
+	"       [--particles K] [--chains K] [--burn-in N] [--block-size N]\n"
 	"       [--exact-budget N] [--marginals M] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"
