@@ -681,7 +681,7 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 {
 	struct gibbs_opts go = { 0 };
 	VEC(int) track = { 0 };
-	double *rmax = NULL;
+	double *rmax = NULL, t0, t1;
 	int rc;
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
@@ -700,8 +700,12 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	for (size_t i = 0; i < r->q.v.n; i++)
 		if ((rc = mark_query(r, &r->q.v.v[i], "query")))
 			goto done;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	r->g.who = o->method;
+	t0 = now_seconds();
 	if ((rc = ground_formulas(&r->g, r->e)))
 		goto done;
+	t1 = now_seconds();
 	*unknown = (int64_t)r->g.unk_atom.n;
 	for (int64_t a = 0; a < r->g.natoms; a++) {
 		struct qrow q = { 0, -1, 0, NULL };
@@ -741,9 +745,11 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 			rows->v[k].p = gr->v.v[rows->v[k].group].p;
 	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
 	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
-	    "\"largest_block\":%d,\"rhat\":{", go.chains, go.threads,
+	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
+	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
 	    (long long)res->sweeps, (long long)go.burn_in,
-	    (long long)res->blocks, (long long)res->block_atoms, res->largest);
+	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
+	    r->g.gf.n, r->g.code.n, t1 - t0);
 	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
 		const char *name = r->m->preds.v[p].name;
 		int used = 0;

@@ -26,6 +26,8 @@ struct chain {
 	int64_t bsize, bfill;  /* sweeps per batch, in the current one */
 	int64_t n;             /* sweeps after burn-in */
 	VEC(struct gibbs_point) trace;
+	int64_t sweep, next_trace;  /* sweeps in all; the next traced */
+	int done;
 	int failed;            /* 1: out of memory, 2: no start found */
 };
 
@@ -87,11 +89,11 @@ chain_trace(struct chain *c)
 	return VEC_PUSH(c->trace, p) < 0 ? -1 : 0;
 }
 
-static void
-chain_run(struct chain *c)
+/* A chain's memory and its start; -1 with c->failed set. */
+static int
+chain_start(struct chain *c)
 {
 	const struct gb_model *m = c->m;
-	int64_t sweep = 0, next_trace = 1;
 	size_t nt = c->ntrack;
 
 	if (gb_scratch_new(&c->s, m) < 0 ||
@@ -102,9 +104,10 @@ chain_run(struct chain *c)
 	    !(c->acc = xcalloc(nt + 1, sizeof *c->acc)) ||
 	    !(c->bm = xcalloc(nt * GB_BATCHES + 1, sizeof *c->bm))) {
 		c->failed = 1;
-		return;
+		return -1;
 	}
 	c->bsize = 1;
+	c->next_trace = 1;
 	eng_rng_seed(&c->r, c->o->seed, (uint64_t)c->id);
 	/* a dispersed start: every atom a fair coin, then the hard formulas
 	 * repaired */
@@ -112,33 +115,44 @@ chain_run(struct chain *c)
 		c->x[u] = eng_rng_unit(&c->r) < 0.5;
 	if (m->nhard && gb_walksat(m, c->x, &c->s, &c->r) < 0) {
 		c->failed = 2;
-		return;
+		return -1;
 	}
-	for (;;) {
-		if (c->o->sweeps > 0 && c->n >= c->o->sweeps)
-			break;
-		if (c->deadline > 0 && (sweep > 0 || c->n > 0) &&
-		    now_seconds() > c->deadline)
-			break;
-		for (int b = 0; b < m->nblocks; b++)
-			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
-		/* under a deadline, burn-in ends at half the time */
-		if (++sweep <= c->o->burn_in && !(c->deadline > 0 &&
-		    now_seconds() > (c->t0 + c->deadline) / 2))
-			continue;
-		chain_record(c);
-		if (c->n >= next_trace || c->n == c->o->sweeps) {
+	return 0;
+}
+
+/* One sweep, or the chain's end (c->done); -1 on failure. */
+static int
+chain_step(struct chain *c)
+{
+	const struct gb_model *m = c->m;
+
+	if ((c->o->sweeps > 0 && c->n >= c->o->sweeps) ||
+	    (c->deadline > 0 && (c->sweep > 0 || c->n > 0) &&
+	    now_seconds() > c->deadline)) {
+		c->done = 1;
+		if (c->trace.n == 0 || c->trace.v[c->trace.n - 1].sweeps != c->n)
 			if (chain_trace(c) < 0) {
 				c->failed = 1;
-				return;
+				return -1;
 			}
-			next_trace = next_trace < 8 ? next_trace * 2 :
-			    next_trace + next_trace / 4;
-		}
+		return 0;
 	}
-	if (c->trace.n == 0 || c->trace.v[c->trace.n - 1].sweeps != c->n)
-		if (chain_trace(c) < 0)
+	for (int b = 0; b < m->nblocks; b++)
+		gb_update(m, b, c->x, c->cur, &c->s, &c->r);
+	/* under a deadline, burn-in ends at half the time */
+	if (++c->sweep <= c->o->burn_in && !(c->deadline > 0 &&
+	    now_seconds() > (c->t0 + c->deadline) / 2))
+		return 0;
+	chain_record(c);
+	if (c->n >= c->next_trace || c->n == c->o->sweeps) {
+		if (chain_trace(c) < 0) {
 			c->failed = 1;
+			return -1;
+		}
+		c->next_trace = c->next_trace < 8 ? c->next_trace * 2 :
+		    c->next_trace + c->next_trace / 4;
+	}
+	return 0;
 }
 
 struct worker {
@@ -146,13 +160,25 @@ struct worker {
 	int first, step, nchains;
 };
 
+/* A thread's chains, a sweep each in turn, so that under a deadline
+ * they get the same time. */
 static void *
 worker_run(void *arg)
 {
 	struct worker *w = arg;
+	int left = 0;
 
 	for (int i = w->first; i < w->nchains; i += w->step)
-		chain_run(&w->c[i]);
+		if (chain_start(&w->c[i]) == 0)
+			left++;
+	while (left > 0)
+		for (int i = w->first; i < w->nchains; i += w->step) {
+			struct chain *c = &w->c[i];
+			if (c->done || c->failed)
+				continue;
+			if (chain_step(c) < 0 || c->done)
+				left--;
+		}
 	return NULL;
 }
 

@@ -14,7 +14,10 @@
 #define GB_BLOCK_DEFAULT 8
 #define GB_BLOCK_MAX 16
 #define GB_HARD_MAX 12
-#define GB_BATCHES 32          /* batch means kept per atom and chain */
+#define GB_BATCHES 32
+/* formula groundings the ground model enumerates at most (those that the
+ * evidence leaves open are at most GROUND_MAX_GROUNDINGS) */
+#define GIBBS_MAX_ENUMERATED 4e9          /* batch means kept per atom and chain */
 
 struct gibbs_opts {
 	int block_max;         /* 1: single-site; more: blocked */
