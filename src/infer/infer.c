@@ -56,6 +56,7 @@ struct qrows {
 struct group {
 	int pred;
 	double atoms, p, se;
+	double rhat;           /* NaN but for samplers of several chains */
 	int *be;               /* block[arity], then eq[arity] (lis) */
 };
 struct groups {
@@ -341,7 +342,7 @@ exact_marginal(struct run *r, const struct ct_theory *t, struct eng *g,
 		kl += (size_t)snprintf(key + kl, sizeof key - kl, ":%d.%d", blk[i],
 		    eq[i]);
 	if ((k = smap_getn(&gr->ids, key, kl)) < 0) {
-		struct group ng = { p, 0, 0.5, NAN, NULL };
+		struct group ng = { p, 0, 0.5, NAN, NAN, NULL };
 		/* g NULL: computed later (lis), remember the class */
 		if (g) {
 			int rc = eng_marginal(g, p, blk, eq, &ng.p, r->e);
@@ -716,7 +717,7 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 		if (r->g.truth[a] >= 0)
 			q.p = r->g.truth[a];
 		else {
-			struct group x = { q.pred, 1, 0, 0, NULL };
+			struct group x = { q.pred, 1, 0, 0, NAN, NULL };
 			q.group = (int64_t)gr->v.n;
 			if (VEC_PUSH(gr->v, x) < 0 ||
 			    VEC_PUSH(track, r->g.unk[a]) < 0) {
@@ -737,6 +738,7 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 		int p = gr->v.v[k].pred;
 		gr->v.v[k].p = res->p[k];
 		gr->v.v[k].se = res->se[k];
+		gr->v.v[k].rhat = res->rhat[k];
 		if (!(res->rhat[k] <= rmax[p]))
 			rmax[p] = res->rhat[k];
 	}
@@ -1019,7 +1021,8 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
  * groups, trace and marginals. */
 static int
 run_write(struct run *r, const struct store_run *row, const struct groups *gr,
-    const struct qrows *rows, const struct lis_result *lr, int64_t *run_id)
+    const struct qrows *rows, const struct lis_result *lr,
+    const struct gibbs_result *gres, int64_t *run_id)
 {
 	struct store *s = r->s;
 	struct err *e = r->e;
@@ -1030,12 +1033,17 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 	for (size_t k = 0; k < gr->v.n; k++)
 		if ((rc = store_group_add(s, *run_id, (int64_t)k,
 		    r->m->preds.v[gr->v.v[k].pred].name, gr->v.v[k].atoms,
-		    gr->v.v[k].p, gr->v.v[k].se, e)))
+		    gr->v.v[k].p, gr->v.v[k].se, gr->v.v[k].rhat, e)))
 			return rc;
 	for (size_t k = 0; k < lr->ntrace; k++)
 		if ((rc = store_trace_add(s, *run_id, lr->trace[k].samples,
 		    lr->trace[k].log_z, lr->trace[k].stderr_lz, lr->trace[k].ess,
 		    e)))
+			return rc;
+	for (size_t k = 0; k < gres->ntrace; k++)
+		if ((rc = store_trace_chain_add(s, *run_id, gres->trace[k].chain,
+		    gres->trace[k].sweeps, gres->trace[k].seconds,
+		    gres->trace[k].estimate, e)))
 			return rc;
 	for (size_t k = 0; k < rows->n; k++)
 		if ((rc = store_marginal_add(s, *run_id,
@@ -1150,7 +1158,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	/* the one short write: the caller commits it */
 	if ((rc = store_begin(s, e)) ||
-	    (rc = run_write(&r, &row, &gr, &rows, &lr, run_id)))
+	    (rc = run_write(&r, &row, &gr, &rows, &lr, &gres, run_id)))
 		goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
