@@ -200,6 +200,8 @@ chain_var(const struct chain *c, size_t t)
 	return ss / (c->nb - 1) / c->nb;
 }
 
+#define RHAT_TINY 1e-20
+
 /* The chains' statistics for tracked atom t into res. */
 static void
 combine(const struct chain *c, int K, size_t t, struct gibbs_result *res)
@@ -225,8 +227,10 @@ combine(const struct chain *c, int K, size_t t, struct gibbs_result *res)
 	}
 	w /= K;
 	b /= K - 1;            /* B / n */
-	if (w < 1e-300)
-		res->rhat[t] = b < 1e-300 ? 1 : INFINITY;
+	/* the values lie in [0, 1]: variances below RHAT_TINY are rounding
+	 * (an atom whose conditional never changes) */
+	if (w < RHAT_TINY)
+		res->rhat[t] = b < RHAT_TINY ? 1 : INFINITY;
 	else
 		res->rhat[t] = sqrt(((nbar - 1) / nbar * w + b) / w);
 }

@@ -18,6 +18,7 @@ struct gb_model {
 	int *ffirst, *bform;   /* block b's formulas, each once */
 	int nblocks;
 	int largest;
+	int maxbform;          /* formulas of the block with the most */
 	int maxlen;            /* longest formula program */
 	int nhard;             /* hard formulas */
 };
@@ -38,6 +39,8 @@ struct gb_scratch {
 	int *mark;             /* per formula, for WalkSAT */
 	int *viol, *vpos;      /* violated hard formulas and their places */
 	int nviol;
+	int *fpos;             /* per formula: its place in the block's list */
+	unsigned char *fval;   /* per block formula: its truth now */
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

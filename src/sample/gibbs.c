@@ -286,6 +286,9 @@ gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
 			m->largest = m->bfirst[b + 1] - m->bfirst[b];
 	if (make_block_forms(m) < 0)
 		goto fail;
+	for (int b = 0; b < m->nblocks; b++)
+		if (m->ffirst[b + 1] - m->ffirst[b] > m->maxbform)
+			m->maxbform = m->ffirst[b + 1] - m->ffirst[b];
 	if (m->maxlen < 1)
 		m->maxlen = 1;
 	free(fat);
@@ -321,7 +324,10 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 	s->mark = xcalloc((size_t)m->maxlen + 1, sizeof *s->mark);
 	s->viol = xcalloc(nf, sizeof *s->viol);
 	s->vpos = xcalloc(nf, sizeof *s->vpos);
-	if (!s->stack || !s->lw || !s->mark || !s->viol || !s->vpos) {
+	s->fpos = xcalloc(nf, sizeof *s->fpos);
+	s->fval = xcalloc((size_t)m->maxbform + 1, 1);
+	if (!s->stack || !s->lw || !s->mark || !s->viol || !s->vpos ||
+	    !s->fpos || !s->fval) {
 		gb_scratch_free(s);
 		return -1;
 	}
@@ -336,7 +342,55 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->mark);
 	free(s->viol);
 	free(s->vpos);
+	free(s->fpos);
+	free(s->fval);
 	memset(s, 0, sizeof *s);
+}
+
+/* The log weights of block b's 2^k values into s->lw, visited in Gray
+ * code order: each step flips one atom and evaluates only its formulas.
+ * Leaves the block's atoms at the last value visited. */
+static void
+block_weights(const struct gb_model *m, int b, unsigned char *x,
+    struct gb_scratch *s)
+{
+	const int *a = m->batom + m->bfirst[b];
+	const int *F = m->bform + m->ffirst[b];
+	int k = m->bfirst[b + 1] - m->bfirst[b];
+	int nf = m->ffirst[b + 1] - m->ffirst[b], nviol = 0;
+	uint32_t nv = (uint32_t)1 << k;
+	double sum = 0;
+
+	for (int i = 0; i < k; i++)
+		x[a[i]] = 0;
+	for (int j = 0; j < nf; j++) {
+		const struct ground_formula *gf = &m->g->gf.v[F[j]];
+		int t = gb_eval(m, F[j], x, s->stack);
+		s->fpos[F[j]] = j;
+		s->fval[j] = (unsigned char)t;
+		if (t && !gf->hard)
+			sum += gf->weight;
+		else if (!t && gf->hard)
+			nviol++;
+	}
+	s->lw[0] = nviol ? -INFINITY : sum;
+	for (uint32_t g = 1; g < nv; g++) {
+		int i = __builtin_ctz(g), u = a[i];
+		x[u] ^= 1;
+		for (int q = m->afirst[u]; q < m->afirst[u + 1]; q++) {
+			int f = m->aform[q], j = s->fpos[f];
+			const struct ground_formula *gf = &m->g->gf.v[f];
+			int t = gb_eval(m, f, x, s->stack);
+			if (t == s->fval[j])
+				continue;
+			s->fval[j] = (unsigned char)t;
+			if (gf->hard)
+				nviol += t ? -1 : 1;
+			else
+				sum += t ? gf->weight : -gf->weight;
+		}
+		s->lw[g ^ (g >> 1)] = nviol ? -INFINITY : sum;
+	}
 }
 
 void
@@ -344,30 +398,14 @@ gb_update(const struct gb_model *m, int b, unsigned char *x, double *cur,
     struct gb_scratch *s, struct eng_rng *r)
 {
 	const int *a = m->batom + m->bfirst[b];
-	const int *F = m->bform + m->ffirst[b];
 	int k = m->bfirst[b + 1] - m->bfirst[b];
-	int nf = m->ffirst[b + 1] - m->ffirst[b];
 	uint32_t nv = (uint32_t)1 << k, pick = 0;
 	double max = -INFINITY, total = 0, u;
 
-	for (uint32_t v = 0; v < nv; v++) {
-		double lw = 0;
-		for (int i = 0; i < k; i++)
-			x[a[i]] = (unsigned char)((v >> i) & 1);
-		for (int j = 0; j < nf; j++) {
-			const struct ground_formula *gf = &m->g->gf.v[F[j]];
-			if (gb_eval(m, F[j], x, s->stack)) {
-				if (!gf->hard)
-					lw += gf->weight;
-			} else if (gf->hard) {
-				lw = -INFINITY;
-				break;
-			}
-		}
-		s->lw[v] = lw;
-		if (lw > max)
-			max = lw;
-	}
+	block_weights(m, b, x, s);
+	for (uint32_t v = 0; v < nv; v++)
+		if (s->lw[v] > max)
+			max = s->lw[v];
 	/* the current value is allowed, so max is finite */
 	for (uint32_t v = 0; v < nv; v++) {
 		s->lw[v] = s->lw[v] == -INFINITY ? 0 : exp(s->lw[v] - max);
