@@ -1124,7 +1124,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	row.method = o->method;
-	row.status = lr.interrupted ? "interrupted" : "ok";
+	row.status = lr.interrupted || gres.interrupted ? "interrupted" : "ok";
 	row.parameters = params.s;
 	row.queries = qtext.s ? qtext.s : "";
 	row.job_file = o->job_path;
@@ -1164,14 +1164,18 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);
 	rc = 0;
-	if (lr.interrupted)
+	if (gres.interrupted)
+		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
+		    "%lld sweeps per chain drawn", (long long)*run_id,
+		    (long long)gres.sweeps);
+	else if (lr.interrupted)
 		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
 		    "%lld samples drawn", (long long)*run_id,
 		    (long long)lr.samples);
 done:
 	/* interrupted with samples: kept; else a run that started (a model,
 	 * a known method) and failed leaves a row */
-	kept = rc == SQLIFT_EINTR && lr.interrupted;
+	kept = rc == SQLIFT_EINTR && (lr.interrupted || gres.interrupted);
 	if (rc && !kept && fp && started)
 		*failed = failure_new(&r, o, &fp, &started, evfp,
 		    now_seconds() - t0);

@@ -3,10 +3,24 @@
  * tracked atoms' conditionals; then marginals, standard errors, R-hat. */
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sample/gibbs-int.h"
+
+/* Runs sampling in this process, and a request to stop them
+ * (gibbs_cancel, called from a signal handler: lock-free atomics). */
+static atomic_int gibbs_running, gibbs_cancelled;
+
+int
+gibbs_cancel(void)
+{
+	if (atomic_load(&gibbs_running) == 0 ||
+	    atomic_exchange(&gibbs_cancelled, 1) != 0)
+		return 0;
+	return 1;
+}
 
 struct chain {
 	const struct gb_model *m;
@@ -28,6 +42,7 @@ struct chain {
 	VEC(struct gibbs_point) trace;
 	int64_t sweep, next_trace;  /* sweeps in all; the next traced */
 	int done;
+	int cancelled;         /* stopped by gibbs_cancel */
 	int failed;            /* 1: out of memory, 2: no start found */
 };
 
@@ -126,7 +141,9 @@ chain_step(struct chain *c)
 {
 	const struct gb_model *m = c->m;
 
-	if ((c->o->sweeps > 0 && c->n >= c->o->sweeps) ||
+	if (atomic_load(&gibbs_cancelled))
+		c->cancelled = 1;
+	if (c->cancelled || (c->o->sweeps > 0 && c->n >= c->o->sweeps) ||
 	    (c->deadline > 0 && (c->sweep > 0 || c->n > 0) &&
 	    now_seconds() > c->deadline)) {
 		c->done = 1;
@@ -247,6 +264,9 @@ collect(struct chain *c, int K, size_t ntrack, struct gibbs_result *res,
 			res->sweeps = c[j].n;
 		np += c[j].trace.n;
 	}
+	if (res->sweeps < 1 && res->interrupted)
+		return err_set(e, SQLIFT_EINTR, "interrupted before a sweep "
+		    "after the burn-in");
 	if (res->sweeps < 1)
 		return err_set(e, SQLIFT_ELIMIT, "gibbs: no sweep after the "
 		    "burn-in within the time allowed");
@@ -310,6 +330,8 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 		w[i].step = T;
 		w[i].nchains = K;
 	}
+	if (atomic_fetch_add(&gibbs_running, 1) == 0)
+		atomic_store(&gibbs_cancelled, 0);
 	for (started = 1; started < T; started++)
 		if (pthread_create(&th[started], NULL, worker_run,
 		    &w[started]) != 0)
@@ -320,6 +342,9 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 	if (started < T)
 		for (int i = started; i < T; i++)
 			worker_run(&w[i]);
+	atomic_fetch_sub(&gibbs_running, 1);
+	for (int j = 0; j < K; j++)
+		res->interrupted |= c[j].cancelled;
 	for (int j = 0; j < K && !rc; j++)
 		if (c[j].failed == 1)
 			rc = err_oom(e);

@@ -44,7 +44,7 @@ struct gibbs_result {
 	int largest;           /* atoms of the largest block */
 	struct gibbs_point *trace;
 	size_t ntrace;
-	int interrupted;
+	int interrupted;       /* gibbs_cancel stopped the chains */
 };
 
 /* Samples the unknown atoms of g (grounded: ground_formulas) and
@@ -61,5 +61,10 @@ int gibbs_run(const struct ground *g, const struct gibbs_opts *o,
     const int *track, size_t ntrack, struct gibbs_result *res,
     struct err *e) WUR;
 void gibbs_result_free(struct gibbs_result *r);
+
+/* Async-signal-safe: the runs sampling in this process stop at their
+ * next sweep and keep the sweeps so far (res->interrupted), as
+ * lis_cancel.  1 if that was asked of a run. */
+int gibbs_cancel(void);
 
 #endif
