@@ -695,6 +695,8 @@ gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	go.seed = o->seed;
 	go.chains = o->chains > 0 ? o->chains : 4;
 	go.threads = o->threads > 0 ? o->threads : 1;
+	go.progress = o->progress;
+	go.progress_arg = o->progress_arg;
 	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)) ||
 	    !(rmax = xcalloc(r->m->preds.n + 1, sizeof *rmax)))
 		return err_oom(r->e);
@@ -812,7 +814,11 @@ log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
 
 	for (int k = 0; k < 3; k++) {
 		buf_init(&b);
-		if (k == 0)
+		if (k == 0 && isnan(log_z))  /* gibbs: no estimate of Z */
+			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
+			    "atoms, %.3f s", (long long)id, o->method,
+			    (long long)unknown, nrows, seconds);
+		else if (k == 0)
 			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
 			    "atoms, log Z = %.12g, %.3f s", (long long)id, o->method,
 			    (long long)unknown, nrows, log_z, seconds);

@@ -175,7 +175,28 @@ chain_step(struct chain *c)
 struct worker {
 	struct chain *c;
 	int first, step, nchains;
+	double last_progress;
 };
+
+/* Chain 0's sweeps, at most every 0.1 s (its worker calls it), and once
+ * with done set at the end. */
+static void
+progress(struct worker *w, int done)
+{
+	const struct gibbs_opts *o = w->c[0].o;
+	struct sqlift_progress p = { 0 };
+	double t = now_seconds();
+
+	if (!o->progress || (!done && t - w->last_progress < 0.1))
+		return;
+	w->last_progress = t;
+	p.samples = w->c[0].n;
+	p.max_samples = o->sweeps;
+	p.seconds = t - w->c[0].t0;
+	p.max_seconds = o->max_seconds;
+	p.done = done;
+	o->progress(o->progress_arg, &p);
+}
 
 /* A thread's chains, a sweep each in turn, so that under a deadline
  * they get the same time. */
@@ -188,7 +209,7 @@ worker_run(void *arg)
 	for (int i = w->first; i < w->nchains; i += w->step)
 		if (chain_start(&w->c[i]) == 0)
 			left++;
-	while (left > 0)
+	while (left > 0) {
 		for (int i = w->first; i < w->nchains; i += w->step) {
 			struct chain *c = &w->c[i];
 			if (c->done || c->failed)
@@ -196,6 +217,9 @@ worker_run(void *arg)
 			if (chain_step(c) < 0 || c->done)
 				left--;
 		}
+		if (w->first == 0)
+			progress(w, 0);
+	}
 	return NULL;
 }
 
@@ -343,6 +367,7 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 		for (int i = started; i < T; i++)
 			worker_run(&w[i]);
 	atomic_fetch_sub(&gibbs_running, 1);
+	progress(&w[0], 1);
 	for (int j = 0; j < K; j++)
 		res->interrupted |= c[j].cancelled;
 	for (int j = 0; j < K && !rc; j++)

@@ -28,6 +28,9 @@ struct gibbs_opts {
 	uint64_t seed;
 	int chains, threads;   /* the same seed gives the same numbers for
 	                          any threads (with sweeps, not time) */
+	sqlift_progress_fn *progress;  /* NULL: none; samples: chain 0's
+	                                  sweeps after burn-in */
+	void *progress_arg;
 };
 
 /* One point of a chain's trace. */
