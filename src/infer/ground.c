@@ -86,8 +86,10 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 	struct ev_ctx c = { 0 };
 	int nt = (int)m->types.n, rc = 0;
 	double total = 0;
+	const char *who = g->who;  /* the caller's, kept */
 
 	memset(g, 0, sizeof *g);
+	g->who = who;
 	g->m = m;
 	g->dom = dom;
 	g->npreds = (int)m->preds.n;
@@ -101,9 +103,9 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 		total += n;
 	}
 	if (total > GROUND_MAX_ATOMS)
-		return err_set(e, SQLIFT_ELIMIT, "brute force: the model has %.0f "
-		    "ground atoms, more than the %ld it can hold", total,
-		    GROUND_MAX_ATOMS);
+		return err_set(e, SQLIFT_ELIMIT, "%s: the model has %.0f "
+		    "ground atoms, more than the %ld it can hold",
+		    who ? who : "brute force", total, GROUND_MAX_ATOMS);
 	g->natoms = (int64_t)total;
 	g->offset[g->npreds] = g->natoms;
 	g->truth = xmalloc((size_t)g->natoms + 1);

@@ -43,7 +43,8 @@ struct ground {
 	const char *who;
 };
 
-/* Builds the atoms of m over domains dom: closed[p] says whether
+/* Builds the atoms of m over domains dom (g->who, the method's name in
+ * messages, is kept: the caller sets it or zeroes g): closed[p] says whether
  * predicate p's unknown atoms are false; truths come from the store
  * (store_pred[p] is the store index of model predicate p, -1 if none).
  * Caller frees with ground_free(). */

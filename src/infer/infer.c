@@ -1015,10 +1015,11 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 	if ((rc = store_begin_snapshot(r->s, r->e)) ||
 	    (rc = run_setup(r, o, text, path, fp)))
 		return rc;
-	if (method < 0)
+	if (method < 0) {
+		r->g.who = strcmp(o->method, "brute") ? o->method : NULL;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
-	else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
+	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
 		rc = count_unknown(r, unknown);
 	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
 }
