@@ -27,17 +27,22 @@ VALUES (?1, ?2, ?3, ?4, ?5, sqlift_args(?2, ?3));
 
 -- name: group_put
 INSERT INTO run_groups (run_id, group_id, predicate, atoms, probability,
-  stderr)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6);
+  stderr, rhat)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
 
 -- name: trace_put
 INSERT INTO run_trace (run_id, samples, log_z, log_z_stderr, ess)
+VALUES (?1, ?2, ?3, ?4, ?5);
+
+-- name: trace_chain_put
+INSERT INTO run_trace (run_id, chain, samples, seconds, estimate)
 VALUES (?1, ?2, ?3, ?4, ?5);
 
 -- name: run_method
 SELECT method FROM runs WHERE run_id = ?1;
 
 -- name: trace_all
+-- (lis's: one point per samples; a gibbs run's have no log Z)
 SELECT samples, log_z, log_z_stderr, ess FROM run_trace WHERE run_id = ?1
 ORDER BY samples;
 

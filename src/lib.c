@@ -15,6 +15,7 @@
 #include "infer/warn.h"
 #include "job/job.h"
 #include "mln/mln.h"
+#include "sample/gibbs.h"
 #include "sample/lis.h"
 #include "store/store.h"
 
@@ -297,7 +298,9 @@ sqlift_load_changes(const sqlift *db, int64_t *added, int64_t *flipped,
 int
 sqlift_cancel(void)
 {
-	return lis_cancel();
+	int a = lis_cancel(), b = gibbs_cancel();
+
+	return a || b;
 }
 
 int

@@ -102,7 +102,9 @@ struct sqlift_progress {
 	int done;              /* 1 on the last call, when sampling has ended */
 };
 /* Called from the sampling thread of the first stream, at most every
- * 0.1 s while lis or ground-lis samples, then once with done set.  The
+ * 0.1 s while lis or ground-lis samples (gibbs, blocked-gibbs: from
+ * chain 0's thread, samples being its sweeps after the burn-in), then
+ * once with done set.  The
  * library itself never writes to stderr (as curl's progress function). */
 typedef void sqlift_progress_fn(void *arg, const struct sqlift_progress *p);
 /* Called with each line (no newline) of a run's summary, when the

@@ -31,18 +31,22 @@ struct oneshot {
 	char *evidence;        /* the -e lists joined by ',', malloc'd */
 };
 
+/* arg: NULL for lis, else "gibbs" (whose samples are sweeps) */
 static void
 show_progress(void *arg, const struct sqlift_progress *p)
 {
-	(void)arg;
+	const char *what = arg ? "gibbs" : "lis";
+	const char *unit = arg ? "sweeps" : "samples";
+
 	if (p->done)
 		fprintf(stderr, "\r\033[K");
 	else if (p->max_samples > 0)
-		fprintf(stderr, "\rlis: %lld/%lld samples, %.1f s",
-		    (long long)p->samples, (long long)p->max_samples, p->seconds);
+		fprintf(stderr, "\r%s: %lld/%lld %s, %.1f s", what,
+		    (long long)p->samples, (long long)p->max_samples, unit,
+		    p->seconds);
 	else
-		fprintf(stderr, "\rlis: %lld samples, %.1f/%g s",
-		    (long long)p->samples, p->seconds, p->max_seconds);
+		fprintf(stderr, "\r%s: %lld %s, %.1f/%g s", what,
+		    (long long)p->samples, unit, p->seconds, p->max_seconds);
 	fflush(stderr);
 }
 
@@ -184,6 +188,7 @@ run(int argc, char **argv)
 	char **files = NULL;
 	int64_t run_id = 0;
 	int c, rc, code = 0, method = 0, result = 0, nfiles = 0;
+	const char *gibbs = NULL;  /* for the progress line */
 	sqlift *db = NULL;
 
 	if (!(o = sqlift_infer_opts_new()))
@@ -209,6 +214,8 @@ run(int argc, char **argv)
 			code = cli_usage(&cmd_infer, "%s",
 			    sqlift_infer_opts_errmsg(o));
 		method |= !strcmp(d->name, "method");
+		if (!strcmp(d->name, "method"))
+			gibbs = strstr(optarg, "gibbs") ? "gibbs" : NULL;
 		result |= !strcmp(d->name, "result");
 	}
 	if (!code)
@@ -220,7 +227,7 @@ run(int argc, char **argv)
 	if (!code && !os.model && (argc - optind != 1 || !method)) {
 		if (!method && argc - optind == 1)
 			code = cli_usage(&cmd_infer, "needs --method (exact, lis, "
-			    "ground-lis or brute)");
+			    "ground-lis, brute, gibbs or blocked-gibbs)");
 		else
 			code = cli_usage(&cmd_infer, "needs exactly one database");
 	}
@@ -234,7 +241,7 @@ run(int argc, char **argv)
 		return code;
 	}
 	if (isatty(STDERR_FILENO))
-		sqlift_infer_opts_set_progress(o, show_progress, NULL);
+		sqlift_infer_opts_set_progress(o, show_progress, (void *)gibbs);
 	sqlift_infer_opts_set_log(o, cli_log, NULL);
 	if (os.model)
 		rc = oneshot_load(&os, files, nfiles, &db);
@@ -292,7 +299,7 @@ const struct cli_cmd cmd_infer = {
 	"infer", "DB --method M [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
 	"[--cw PRED,...] [--order O] [--constraints C] [--max-nodes N]\n"
 	"       [--max-seconds S] [--samples N] [--threads T] [--proposal P]\n"
-	"       [--particles K]\n"
+	"       [--particles K] [--chains K] [--burn-in N] [--block-size N]\n"
 	"       [--exact-budget N] [--marginals M] [--seed N] [-r FILE] [-v]",
 	"Runs inference on the model and evidence in DB and records a run: a\n"
 	"row in the runs table and the marginals of the query atoms in the\n"

@@ -86,8 +86,10 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 	struct ev_ctx c = { 0 };
 	int nt = (int)m->types.n, rc = 0;
 	double total = 0;
+	const char *who = g->who;  /* the caller's, kept */
 
 	memset(g, 0, sizeof *g);
+	g->who = who;
 	g->m = m;
 	g->dom = dom;
 	g->npreds = (int)m->preds.n;
@@ -101,9 +103,9 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 		total += n;
 	}
 	if (total > GROUND_MAX_ATOMS)
-		return err_set(e, SQLIFT_ELIMIT, "brute force: the model has %.0f "
-		    "ground atoms, more than the %ld it can hold", total,
-		    GROUND_MAX_ATOMS);
+		return err_set(e, SQLIFT_ELIMIT, "%s: the model has %.0f "
+		    "ground atoms, more than the %ld it can hold",
+		    who ? who : "brute force", total, GROUND_MAX_ATOMS);
 	g->natoms = (int64_t)total;
 	g->offset[g->npreds] = g->natoms;
 	g->truth = xmalloc((size_t)g->natoms + 1);
@@ -374,10 +376,12 @@ ground_formulas(struct ground *g, struct err *e)
 				n *= g->dom[f->vartypes[v]].n;
 		total += n;
 	}
-	if (total > GROUND_MAX_GROUNDINGS)
-		return err_set(e, SQLIFT_ELIMIT, "brute force: the formulas have "
-		    "%.0f groundings, more than the %ld it can hold", total,
-		    GROUND_MAX_GROUNDINGS);
+	if (total > (g->max_enumerated > 0 ? g->max_enumerated :
+	    GROUND_MAX_GROUNDINGS))
+		return err_set(e, SQLIFT_ELIMIT, "%s: the formulas have "
+		    "%.0f groundings, more than the %.0f it can hold",
+		    g->who ? g->who : "brute force", total, g->max_enumerated > 0 ?
+		    g->max_enumerated : (double)GROUND_MAX_GROUNDINGS);
 	for (size_t k = 0; k < m->formulas.n; k++) {
 		const struct mln_formula *f = &m->formulas.v[k];
 		struct gctx c = { g, f, NULL, 0 };
@@ -395,6 +399,13 @@ ground_formulas(struct ground *g, struct err *e)
 			if (c.oom) {
 				free(c.assign);
 				return err_oom(e);
+			}
+			if (r == G_RES && g->gf.n >= GROUND_MAX_GROUNDINGS) {
+				free(c.assign);
+				return err_set(e, SQLIFT_ELIMIT, "%s: more than %ld "
+				    "groundings left after the evidence",
+				    g->who ? g->who : "brute force",
+				    GROUND_MAX_GROUNDINGS);
 			}
 			if (r == G_RES) {
 				struct ground_formula gf = { f->weight, f->hard,

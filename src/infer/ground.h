@@ -35,16 +35,24 @@ struct ground {
 	double log_const;      /* weights of groundings true by evidence */
 	int zero;              /* a hard grounding is false by evidence */
 	const char *zero_why;  /* text of that formula */
+	/* set before ground_formulas, 0 for brute force's limits: the
+	 * groundings to enumerate at most (those left after the evidence
+	 * are at most GROUND_MAX_GROUNDINGS either way), and the method's
+	 * name in messages */
+	double max_enumerated;
+	const char *who;
 };
 
-/* Builds the atoms of m over domains dom: closed[p] says whether
+/* Builds the atoms of m over domains dom (g->who, the method's name in
+ * messages, is kept: the caller sets it or zeroes g): closed[p] says whether
  * predicate p's unknown atoms are false; truths come from the store
  * (store_pred[p] is the store index of model predicate p, -1 if none).
  * Caller frees with ground_free(). */
 int ground_atoms(struct ground *g, const struct mln_model *m,
     const struct mln_domain *dom, struct store *s, const int *store_pred,
     const int *closed, struct err *e) WUR;
-/* Grounds every formula of m (after ground_atoms). */
+/* Grounds every formula of m (after ground_atoms); fails with
+ * SQLIFT_ELIMIT past the limits above. */
 int ground_formulas(struct ground *g, struct err *e) WUR;
 void ground_free(struct ground *g);
 

@@ -19,6 +19,7 @@
 #include "infer/ground.h"
 #include "infer/infer.h"
 #include "infer/warn.h"
+#include "sample/gibbs.h"
 #include "sample/lis.h"
 #include "lifted/engine.h"
 #include "lifted/theory.h"
@@ -55,6 +56,7 @@ struct qrows {
 struct group {
 	int pred;
 	double atoms, p, se;
+	double rhat;           /* NaN but for samplers of several chains */
 	int *be;               /* block[arity], then eq[arity] (lis) */
 };
 struct groups {
@@ -340,7 +342,7 @@ exact_marginal(struct run *r, const struct ct_theory *t, struct eng *g,
 		kl += (size_t)snprintf(key + kl, sizeof key - kl, ":%d.%d", blk[i],
 		    eq[i]);
 	if ((k = smap_getn(&gr->ids, key, kl)) < 0) {
-		struct group ng = { p, 0, 0.5, NAN, NULL };
+		struct group ng = { p, 0, 0.5, NAN, NAN, NULL };
 		/* g NULL: computed later (lis), remember the class */
 		if (g) {
 			int rc = eng_marginal(g, p, blk, eq, &ng.p, r->e);
@@ -669,6 +671,117 @@ done:
 	return rc;
 }
 
+/* Gibbs sampling on the ground model, its atoms read (ground_atoms):
+ * each unknown query atom its own group, with its standard error; the
+ * largest R-hat of each query predicate in stats and, above
+ * WARN_RHAT_MAX, in the warnings. */
+static int
+gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
+    struct groups *gr, struct qrows *rows, struct buf *stats,
+    struct gibbs_result *res, int64_t *unknown)
+{
+	struct gibbs_opts go = { 0 };
+	VEC(int) track = { 0 };
+	double *rmax = NULL, t0, t1;
+	int rc;
+
+	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
+	    o->block_size : GB_BLOCK_DEFAULT) : 1;
+	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
+	    1000;
+	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
+	    go.sweeps > 0 ? go.sweeps / 10 : 100;
+	go.max_seconds = o->max_seconds;
+	go.seed = o->seed;
+	go.chains = o->chains > 0 ? o->chains : 4;
+	go.threads = o->threads > 0 ? o->threads : 1;
+	go.progress = o->progress;
+	go.progress_arg = o->progress_arg;
+	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)) ||
+	    !(rmax = xcalloc(r->m->preds.n + 1, sizeof *rmax)))
+		return err_oom(r->e);
+	for (size_t i = 0; i < r->q.v.n; i++)
+		if ((rc = mark_query(r, &r->q.v.v[i], "query")))
+			goto done;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	r->g.who = o->method;
+	t0 = now_seconds();
+	if ((rc = ground_formulas(&r->g, r->e)))
+		goto done;
+	t1 = now_seconds();
+	*unknown = (int64_t)r->g.unk_atom.n;
+	for (int64_t a = 0; a < r->g.natoms; a++) {
+		struct qrow q = { 0, -1, 0, NULL };
+		int idx[64];
+		if (!r->is_query[a])
+			continue;
+		q.pred = ground_atom_decode(&r->g, a, idx);
+		if (r->g.truth[a] >= 0)
+			q.p = r->g.truth[a];
+		else {
+			struct group x = { q.pred, 1, 0, 0, NAN, NULL };
+			q.group = (int64_t)gr->v.n;
+			if (VEC_PUSH(gr->v, x) < 0 ||
+			    VEC_PUSH(track, r->g.unk[a]) < 0) {
+				rc = err_oom(r->e);
+				goto done;
+			}
+		}
+		if (!(q.atom = ground_atom_text(&r->g, a)) ||
+		    VEC_PUSH(*rows, q) < 0) {
+			free(q.atom);
+			rc = err_oom(r->e);
+			goto done;
+		}
+	}
+	if ((rc = gibbs_run(&r->g, &go, track.v, track.n, res, r->e)))
+		goto done;
+	for (size_t k = 0; k < gr->v.n; k++) {
+		int p = gr->v.v[k].pred;
+		gr->v.v[k].p = res->p[k];
+		gr->v.v[k].se = res->se[k];
+		gr->v.v[k].rhat = res->rhat[k];
+		if (!(res->rhat[k] <= rmax[p]))
+			rmax[p] = res->rhat[k];
+	}
+	for (size_t k = 0; k < rows->n; k++)
+		if (rows->v[k].group >= 0)
+			rows->v[k].p = gr->v.v[rows->v[k].group].p;
+	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
+	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
+	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
+	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
+	    (long long)res->sweeps, (long long)go.burn_in,
+	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
+	    r->g.gf.n, r->g.code.n, t1 - t0);
+	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
+		const char *name = r->m->preds.v[p].name;
+		int used = 0;
+		for (size_t k = 0; k < gr->v.n && !used; k++)
+			used = gr->v.v[k].pred == (int)p;
+		if (!used)
+			continue;
+		if (isfinite(rmax[p]))
+			buf_printf(stats, "%s\"%s\":%.4f", n++ ? "," : "", name,
+			    rmax[p]);
+		else
+			buf_printf(stats, "%s\"%s\":null", n++ ? "," : "", name);
+		if (!(rmax[p] <= WARN_RHAT_MAX) && go.chains > 1) {
+			char what[300];
+			snprintf(what, sizeof what, "%s's marginals", name);
+			warn_rhat(&r->w, what, isnan(rmax[p]) ? INFINITY :
+			    rmax[p]);
+		}
+	}
+	buf_printf(stats, "}}");
+	if (stats->oom)
+		rc = err_oom(r->e);
+done:
+	free(track.v);
+	free(rmax);
+	return rc;
+}
+
 /* Unknown atoms of the model's predicates, counted without grounding. */
 static int
 count_unknown(struct run *r, int64_t *out)
@@ -701,7 +814,11 @@ log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
 
 	for (int k = 0; k < 3; k++) {
 		buf_init(&b);
-		if (k == 0)
+		if (k == 0 && isnan(log_z))  /* gibbs: no estimate of Z */
+			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
+			    "atoms, %.3f s", (long long)id, o->method,
+			    (long long)unknown, nrows, seconds);
+		else if (k == 0)
 			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
 			    "atoms, log Z = %.12g, %.3f s", (long long)id, o->method,
 			    (long long)unknown, nrows, log_z, seconds);
@@ -898,10 +1015,11 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 	if ((rc = store_begin_snapshot(r->s, r->e)) ||
 	    (rc = run_setup(r, o, text, path, fp)))
 		return rc;
-	if (method < 0)
+	if (method < 0) {
+		r->g.who = strcmp(o->method, "brute") ? o->method : NULL;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
-	else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
+	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
 		rc = count_unknown(r, unknown);
 	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
 }
@@ -910,7 +1028,8 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
  * groups, trace and marginals. */
 static int
 run_write(struct run *r, const struct store_run *row, const struct groups *gr,
-    const struct qrows *rows, const struct lis_result *lr, int64_t *run_id)
+    const struct qrows *rows, const struct lis_result *lr,
+    const struct gibbs_result *gres, int64_t *run_id)
 {
 	struct store *s = r->s;
 	struct err *e = r->e;
@@ -921,12 +1040,17 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 	for (size_t k = 0; k < gr->v.n; k++)
 		if ((rc = store_group_add(s, *run_id, (int64_t)k,
 		    r->m->preds.v[gr->v.v[k].pred].name, gr->v.v[k].atoms,
-		    gr->v.v[k].p, gr->v.v[k].se, e)))
+		    gr->v.v[k].p, gr->v.v[k].se, gr->v.v[k].rhat, e)))
 			return rc;
 	for (size_t k = 0; k < lr->ntrace; k++)
 		if ((rc = store_trace_add(s, *run_id, lr->trace[k].samples,
 		    lr->trace[k].log_z, lr->trace[k].stderr_lz, lr->trace[k].ess,
 		    e)))
+			return rc;
+	for (size_t k = 0; k < gres->ntrace; k++)
+		if ((rc = store_trace_chain_add(s, *run_id, gres->trace[k].chain,
+		    gres->trace[k].sweeps, gres->trace[k].seconds,
+		    gres->trace[k].estimate, e)))
 			return rc;
 	for (size_t k = 0; k < rows->n; k++)
 		if ((rc = store_marginal_add(s, *run_id,
@@ -950,8 +1074,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis, kept;
+	int rc, exact, lis, gibbs, kept;
 	struct lis_result lr = { 0 };
+	struct gibbs_result gres = { 0 };
 	struct built b = { 0 };
 
 	*result_tmp = NULL;
@@ -968,9 +1093,13 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	exact = o->method && !strcmp(o->method, "exact");
 	lis = o->method && !strcmp(o->method, "lis") ? 1 :
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
-	if (!o->method || (!exact && !lis && strcmp(o->method, "brute") != 0)) {
+	gibbs = o->method && (!strcmp(o->method, "gibbs") ||
+	    !strcmp(o->method, "blocked-gibbs"));
+	if (!o->method || (!exact && !lis && !gibbs &&
+	    strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "exact, lis, ground-lis, brute)", o->method ? o->method : "");
+		    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs)",
+		    o->method ? o->method : "");
 		goto done;
 	}
 	if (!(started = store_now(s))) {
@@ -990,6 +1119,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		    &lr);
 		if (!rc)
 			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
+	} else if (gibbs) {
+		rc = gibbs_solve(&r, o, &gr, &rows, &stats, &gres, &unknown);
+		log_z = NAN;
 	} else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
 	if (rc)
@@ -999,7 +1131,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	row.method = o->method;
-	row.status = lr.interrupted ? "interrupted" : "ok";
+	row.status = lr.interrupted || gres.interrupted ? "interrupted" : "ok";
 	row.parameters = params.s;
 	row.queries = qtext.s ? qtext.s : "";
 	row.job_file = o->job_path;
@@ -1017,6 +1149,10 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		row.log_z_stderr = lr.stderr_lz;
 		row.ess = lr.ess;
 		row.proposal = o->proposal ? o->proposal : "adaptive";
+	} else if (gibbs) {
+		row.samples = gres.sweeps;
+		row.log_z_stderr = NAN;
+		row.ess = NAN;
 	}
 	row.seconds = now_seconds() - t0;
 	if (o->result_path &&
@@ -1029,20 +1165,24 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	/* the one short write: the caller commits it */
 	if ((rc = store_begin(s, e)) ||
-	    (rc = run_write(&r, &row, &gr, &rows, &lr, run_id)))
+	    (rc = run_write(&r, &row, &gr, &rows, &lr, &gres, run_id)))
 		goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);
 	rc = 0;
-	if (lr.interrupted)
+	if (gres.interrupted)
+		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
+		    "%lld sweeps per chain drawn", (long long)*run_id,
+		    (long long)gres.sweeps);
+	else if (lr.interrupted)
 		rc = err_set(e, SQLIFT_EINTR, "interrupted: run %lld keeps the "
 		    "%lld samples drawn", (long long)*run_id,
 		    (long long)lr.samples);
 done:
 	/* interrupted with samples: kept; else a run that started (a model,
 	 * a known method) and failed leaves a row */
-	kept = rc == SQLIFT_EINTR && lr.interrupted;
+	kept = rc == SQLIFT_EINTR && (lr.interrupted || gres.interrupted);
 	if (rc && !kept && fp && started)
 		*failed = failure_new(&r, o, &fp, &started, evfp,
 		    now_seconds() - t0);
@@ -1059,6 +1199,7 @@ done:
 		free(gr.v.v[k].be);
 	free(gr.v.v);
 	lis_result_free(&lr);
+	gibbs_result_free(&gres);
 	built_free(&b);
 	free(text);
 	free(path);

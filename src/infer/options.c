@@ -39,7 +39,7 @@ struct opt {
 #define OFF(f) offsetof(struct sqlift_infer_opts, f)
 
 static const char *const methods[] = { "exact", "lis", "ground-lis",
-    "brute", NULL };
+    "brute", "gibbs", "blocked-gibbs", NULL };
 static const char *const orders[] = { "min-table", "population",
     "rel-min-fill", "min-fill", NULL };
 static const char *const constraints[] = { "setineq", "normal", NULL };
@@ -50,14 +50,19 @@ static const char *const marginals[] = { "auto", "path", "pairs", "counts",
 
 /* In the order of --help. */
 static const struct opt table[] = {
-	{ { "method", "method", 'm', "M", "exact, lis, ground-lis, brute",
-	    "required",
+	{ { "method", "method", 'm', "M",
+	    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs", "required",
 	    "exact: lifted, exact (log Z and marginals)\n"
 	    "lis: lifted importance sampling (estimates\n"
 	    "with standard errors, and a trace)\n"
 	    "ground-lis: the same sampler on the ground\n"
 	    "model (every constant its own block)\n"
-	    "brute: exact, by enumerating every world\n" },
+	    "brute: exact, by enumerating every world\n"
+	    "gibbs: Gibbs sampling on the ground model,\n"
+	    "one atom at a time (a hard formula's atoms\n"
+	    "together)\n"
+	    "blocked-gibbs: the same with blocks of atoms\n"
+	    "drawn jointly\n" },
 	    OPT_CHOICE, OFF(method), 0, 0, methods, 0, "method" },
 	{ { "order", "order", 0, "O",
 	    "min-table, population, rel-min-fill, min-fill", "min-table",
@@ -74,8 +79,9 @@ static const struct opt table[] = {
 	    "exact: stop after N search nodes\n" },
 	    OPT_INT64, OFF(max_nodes), 1, INT64_MAX, NULL, 0, "max_nodes" },
 	{ { "max_seconds", "max-seconds", 0, "S", "more than 0", "none",
-	    "exact: stop after S seconds; lis: sample\n"
-	    "for S seconds (unless --samples is reached)\n" },
+	    "exact: stop after S seconds; lis, gibbs:\n"
+	    "sample for S seconds (unless --samples is\n"
+	    "reached)\n" },
 	    OPT_SECONDS, OFF(max_seconds), 0, 0, NULL, 0, "max_seconds" },
 	{ { "max_memory", "max-memory", 0, "SIZE", "a size: 512M, 2G; 0: none",
 	    "2G or half the memory",
@@ -86,12 +92,27 @@ static const struct opt table[] = {
 	    OPT_BYTES, OFF(max_memory), 1, INT64_MAX / 2, NULL, 1,
 	    "max_memory" },
 	{ { "samples", "samples", 0, "N", "1 or more", "1000",
-	    "lis: draw N samples (default 1000)\n" },
+	    "lis: draw N samples (default 1000); gibbs:\n"
+	    "N sweeps per chain after burn-in\n" },
 	    OPT_INT64, OFF(samples), 1, INT64_MAX, NULL, 0, "samples" },
 	{ { "threads", "threads", 0, "T", "1 to 256", "1",
 	    "lis: T independent streams (default 1); the\n"
-	    "same seed and T give the same numbers\n" },
+	    "same seed and T give the same numbers;\n"
+	    "gibbs: T threads run the chains\n" },
 	    OPT_INT, OFF(threads), 1, 256, NULL, 0, "threads" },
+	{ { "chains", "chains", 0, "K", "1 to 256", "4",
+	    "gibbs: K chains from random starts (default\n"
+	    "4), on the threads\n" },
+	    OPT_INT, OFF(chains), 1, 256, NULL, 0, "chains" },
+	{ { "burn_in", "burn-in", 0, "N", "0 or more", "a tenth of samples",
+	    "gibbs: sweeps each chain discards first\n"
+	    "(default: a tenth of --samples; under\n"
+	    "--max-seconds alone, 100 or half the time)\n" },
+	    OPT_INT64, OFF(burn_in), 0, INT64_MAX, NULL, 1, "burn_in" },
+	{ { "block_size", "block-size", 0, "N", "1 to 16", "8",
+	    "blocked-gibbs: atoms per block at most\n"
+	    "(default 8)\n" },
+	    OPT_INT, OFF(block_size), 1, 16, NULL, 0, "block_size" },
 	{ { "proposal", "proposal", 0, "P", "adaptive, binomial, uniform",
 	    "adaptive",
 	    "lis: adaptive (default), binomial, uniform\n" },
@@ -151,7 +172,8 @@ static const struct opt table[] = {
 static const char *const param_order[] = { "method", "open_world",
     "closed_world", "query_file", "order", "constraints", "max_nodes",
     "max_seconds", "samples", "threads", "proposal", "marginals",
-    "particles", "exact_budget", "max_memory" };
+    "particles", "exact_budget", "max_memory", "chains", "burn_in",
+    "block_size" };
 
 const struct sqlift_infer_option *
 sqlift_infer_option_next(const struct sqlift_infer_option *prev)

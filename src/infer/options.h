@@ -11,7 +11,8 @@
  * Strings are borrowed, except in an object from sqlift_infer_opts_new(),
  * which owns them (set through the table, freed with it). */
 struct sqlift_infer_opts {
-	const char *method;      /* "exact", "lis", "ground-lis", "brute" */
+	const char *method;      /* "exact", "lis", "ground-lis", "brute",
+	                            "gibbs", "blocked-gibbs" */
 	const char *queries;     /* comma-separated predicate names, or NULL */
 	const char *query_file;  /* Alchemy query atoms file, or NULL */
 	const char *open_world;  /* comma-separated predicates forced open */
@@ -39,6 +40,10 @@ struct sqlift_infer_opts {
 	const char *marginals;   /* auto (NULL), counts, path, pairs */
 	int particles;           /* per flat part (sequential Monte Carlo);
 	                            0 (the default) or 1: none */
+	/* gibbs, blocked-gibbs (samples: sweeps per chain): */
+	int chains;              /* 0: 4 */
+	int64_t burn_in;         /* 0: the default, -1: none */
+	int block_size;          /* blocked-gibbs; 0: GB_BLOCK_DEFAULT */
 	/* where the library's output goes; NULL: nowhere */
 	sqlift_progress_fn *progress;
 	void *progress_arg;

@@ -115,7 +115,7 @@ store_marginal_add(struct store *s, int64_t run, const char *pred,
 
 int
 store_group_add(struct store *s, int64_t run, int64_t group, const char *pred,
-    double atoms, double p, double stderr_p, struct err *e)
+    double atoms, double p, double stderr_p, double rhat, struct err *e)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -128,6 +128,7 @@ store_group_add(struct store *s, int64_t run, int64_t group, const char *pred,
 	sqlite3_bind_double(st, 4, atoms);
 	sqlite3_bind_double(st, 5, p);
 	bind_real(st, 6, stderr_p);
+	bind_real(st, 7, rhat);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "run_groups");
@@ -151,6 +152,25 @@ store_trace_add(struct store *s, int64_t run, int64_t samples, double log_z,
 	bind_real(st, 5, ess);
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "run_trace");
+}
+
+int
+store_trace_chain_add(struct store *s, int64_t run, int chain, int64_t sweeps,
+    double seconds, double estimate, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prep(s, sql_trace_chain_put, &st, e)))
+		return rc;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_int(st, 2, chain);
+	sqlite3_bind_int64(st, 3, sweeps);
+	bind_real(st, 4, seconds);
+	bind_real(st, 5, estimate);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "run_trace");
 }
 

@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 9
 
 struct store;
 
@@ -128,14 +128,18 @@ int store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 /* group: the run's group of the atom, or -1 */
 int store_marginal_add(struct store *s, int64_t run, const char *pred,
     const char *atom, double p, int64_t group, struct err *e) WUR;
-/* stderr: NaN stores NULL (exact methods) */
+/* stderr, rhat: NaN stores NULL (exact methods; rhat: one chain) */
 int store_group_add(struct store *s, int64_t run, int64_t group,
-    const char *pred, double atoms, double p, double stderr_p,
+    const char *pred, double atoms, double p, double stderr_p, double rhat,
     struct err *e) WUR;
 /* One point of a sampling run's convergence trace: the estimate after
  * the first `samples` samples. */
 int store_trace_add(struct store *s, int64_t run, int64_t samples,
     double log_z, double log_z_stderr, double ess, struct err *e) WUR;
+/* One point of chain `chain`'s trace: after `sweeps` sweeps, `seconds`
+ * in, its running estimate of the first query group's marginal. */
+int store_trace_chain_add(struct store *s, int64_t run, int chain,
+    int64_t sweeps, double seconds, double estimate, struct err *e) WUR;
 /* The method of run `run` in *method (caller frees), or NULL when there
  * is no such run. */
 int store_run_method(struct store *s, int64_t run, char **method,

@@ -286,8 +286,8 @@ START_TEST(test_sampling_results)
 	ck_assert_int_eq(exact, 1);
 	ck_assert_int_eq(lis, 2);
 	ck_assert_int_eq(bare, 3);
-	ck_assert_int_eq(store_group_add(s, exact, 0, "S", 2, 0.5, NAN, &e), 0);
-	ck_assert_int_eq(store_group_add(s, lis, 0, "S", 2, 0.4, 0.01, &e), 0);
+	ck_assert_int_eq(store_group_add(s, exact, 0, "S", 2, 0.5, NAN, NAN, &e), 0);
+	ck_assert_int_eq(store_group_add(s, lis, 0, "S", 2, 0.4, 0.01, NAN, &e), 0);
 	ck_assert_int_eq(store_marginal_add(s, exact, "S", "S(A)", 0.5, 0, &e),
 	    0);
 	ck_assert_int_eq(store_marginal_add(s, exact, "S", "S(B)", 1, -1, &e), 0);
@@ -370,7 +370,8 @@ START_TEST(test_migration_from_v3)
 	ck_assert_int_eq(sqlite3_exec(h3, "DROP VIEW marginals; "
 	    "DROP VIEW marginals_Smokes; DROP VIEW marginals_Friends; "
 	    "ALTER TABLE run_marginals DROP COLUMN args; "
-	    "DROP TABLE run_trace; ALTER TABLE run_groups DROP COLUMN stderr; "
+	    "DROP TABLE run_trace; ALTER TABLE run_groups DROP COLUMN rhat; "
+	    "ALTER TABLE run_groups DROP COLUMN stderr; "
 	    "ALTER TABLE runs DROP COLUMN log_z_stderr; ALTER TABLE runs DROP "
 	    "COLUMN samples; ALTER TABLE runs DROP COLUMN ess; ALTER TABLE runs "
 	    "DROP COLUMN proposal; CREATE VIEW marginals (run_id, predicate, "
@@ -449,6 +450,7 @@ START_TEST(test_migration_blocks)
 	    "blocks; ALTER TABLE b4 RENAME TO blocks; DROP VIEW "
 	    "marginals_Smokes; DROP VIEW marginals_Friends; ALTER TABLE "
 	    "run_marginals DROP COLUMN args; ALTER TABLE runs DROP COLUMN error; ALTER TABLE runs DROP COLUMN warnings; "
+	    "ALTER TABLE run_groups DROP COLUMN rhat; ALTER TABLE run_trace DROP COLUMN seconds; ALTER TABLE run_trace DROP COLUMN estimate; "
 	    "PRAGMA user_version = 4",
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h4);

@@ -1,0 +1,507 @@
+/* gibbs.c: the Gibbs samplers' model: which formulas touch which ground
+ * atom, the blocks of a sweep, one block's exact conditional draw, and
+ * WalkSAT for a start that satisfies the hard formulas. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample/gibbs-int.h"
+
+typedef VEC(int) ivec;
+
+/* The distinct atoms of formula f into out (room for its program's
+ * length); their number. */
+static int
+form_atoms(const struct ground *g, int f, int *out)
+{
+	const struct ground_formula *gf = &g->gf.v[f];
+	const int *code = g->code.v + gf->start;
+	int k = 0;
+
+	for (int i = 0; i < gf->len; i++)
+		if (code[i] == OP_ATOM) {
+			int u = code[++i], j;
+			for (j = 0; j < k && out[j] != u; j++)
+				;
+			if (j == k)
+				out[k++] = u;
+		}
+	return k;
+}
+
+int
+gb_eval(const struct gb_model *m, int f, const unsigned char *x, int *stack)
+{
+	const struct ground_formula *gf = &m->g->gf.v[f];
+	const int *code = m->g->code.v + gf->start;
+	int sp = 0;
+
+	for (int i = 0; i < gf->len; i++) {
+		switch (code[i]) {
+		case OP_ATOM:
+			stack[sp++] = x[code[++i]];
+			break;
+		case OP_NOT:
+			stack[sp - 1] = !stack[sp - 1];
+			break;
+		case OP_AND:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] && stack[sp];
+			break;
+		case OP_OR:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] || stack[sp];
+			break;
+		case OP_IFF:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] == stack[sp];
+			break;
+		}
+	}
+	return sp > 0 ? stack[0] : 1;
+}
+
+static int
+uf_find(int *parent, int u)
+{
+	while (parent[u] != u) {
+		parent[u] = parent[parent[u]];
+		u = parent[u];
+	}
+	return u;
+}
+
+/* Blocks grown along the formulas, hard ones first: a formula's atoms
+ * are joined when the union has at most bmax atoms.  Out: comp[u], the
+ * root of u's block. */
+static void
+grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
+    int *fat)
+{
+	for (int u = 0; u < n; u++) {
+		parent[u] = u;
+		size[u] = 1;
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t f = 0; f < g->gf.n; f++) {
+			int k, total = 0;
+			if (g->gf.v[f].hard != (pass == 0))
+				continue;
+			k = form_atoms(g, (int)f, fat);
+			for (int i = 0; i < k; i++) {
+				int r = uf_find(parent, fat[i]), j;
+				for (j = 0; j < i && uf_find(parent, fat[j]) != r; j++)
+					;
+				if (j == i)
+					total += size[r];
+			}
+			if (total > bmax)
+				continue;
+			for (int i = 1; i < k; i++) {
+				int a = uf_find(parent, fat[0]), b = uf_find(parent,
+				    fat[i]);
+				if (a != b) {
+					parent[b] = a;
+					size[a] += size[b];
+				}
+			}
+		}
+}
+
+/* Appends the blocks of the sweep to bfirst/batom: the grown blocks (or
+ * one per atom outside the hard blocks when bmax is 1), then a block per
+ * hard formula of 2 to GB_HARD_MAX atoms not inside one of them. */
+static int
+make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
+    ivec *batom, int *fat)
+{
+	int *parent = xcalloc((size_t)n + 1, sizeof *parent);
+	int *size = xcalloc((size_t)n + 1, sizeof *size);
+	int *covered = xcalloc((size_t)n + 1, sizeof *covered);
+	int rc = -1;
+
+	if (!parent || !size || !covered)
+		goto done;
+	if (bmax > 1) {
+		int *next = covered;  /* reused: members linked by root */
+		grow_blocks(g, n, bmax, parent, size, fat);
+		for (int u = 0; u < n; u++)
+			next[u] = -1;
+		/* one block per root, members in atom order */
+		for (int u = n - 1; u >= 0; u--) {
+			int r = uf_find(parent, u);
+			if (r != u) {
+				next[u] = next[r];
+				next[r] = u;
+			}
+		}
+		for (int u = 0; u < n; u++) {
+			if (uf_find(parent, u) != u)
+				continue;
+			if (VEC_PUSH(*bfirst, (int)batom->n) < 0)
+				goto done;
+			/* the root, then its members */
+			if (VEC_PUSH(*batom, u) < 0)
+				goto done;
+			for (int v = next[u]; v >= 0; v = next[v])
+				if (VEC_PUSH(*batom, v) < 0)
+					goto done;
+		}
+	} else {
+		for (int u = 0; u < n; u++)
+			parent[u] = u;
+		for (size_t f = 0; f < g->gf.n; f++) {
+			int k;
+			if (!g->gf.v[f].hard)
+				continue;
+			k = form_atoms(g, (int)f, fat);
+			if (k >= 2 && k <= GB_HARD_MAX)
+				for (int i = 0; i < k; i++)
+					covered[fat[i]] = 1;
+		}
+		for (int u = 0; u < n; u++)
+			if (!covered[u] && (VEC_PUSH(*bfirst, (int)batom->n) < 0 ||
+			    VEC_PUSH(*batom, u) < 0))
+				goto done;
+	}
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k, i;
+		if (!g->gf.v[f].hard)
+			continue;
+		k = form_atoms(g, (int)f, fat);
+		if (k < 2 || k > GB_HARD_MAX)
+			continue;
+		for (i = 1; i < k && uf_find(parent, fat[i]) ==
+		    uf_find(parent, fat[0]); i++)
+			;
+		if (i == k && bmax > 1)
+			continue;
+		if (VEC_PUSH(*bfirst, (int)batom->n) < 0)
+			goto done;
+		for (i = 0; i < k; i++)
+			if (VEC_PUSH(*batom, fat[i]) < 0)
+				goto done;
+	}
+	rc = VEC_PUSH(*bfirst, (int)batom->n) < 0 ? -1 : 0;
+done:
+	free(parent);
+	free(size);
+	free(covered);
+	return rc;
+}
+
+/* aform: each atom's formulas, each once. */
+static int
+make_incidence(struct gb_model *m, int *fat)
+{
+	const struct ground *g = m->g;
+	size_t nf = g->gf.n, total = 0;
+
+	if (!(m->afirst = xcalloc((size_t)m->n + 2, sizeof *m->afirst)))
+		return -1;
+	for (size_t f = 0; f < nf; f++) {
+		int k = form_atoms(g, (int)f, fat);
+		for (int i = 0; i < k; i++)
+			m->afirst[fat[i] + 2]++;
+		total += (size_t)k;
+		if (g->gf.v[f].hard)
+			m->nhard++;
+		if (g->gf.v[f].len > m->maxlen)
+			m->maxlen = g->gf.v[f].len;
+	}
+	for (int u = 0; u < m->n; u++)
+		m->afirst[u + 2] += m->afirst[u + 1];
+	if (!(m->aform = xcalloc(total + 1, sizeof *m->aform)))
+		return -1;
+	for (size_t f = 0; f < nf; f++) {
+		int k = form_atoms(g, (int)f, fat);
+		for (int i = 0; i < k; i++)
+			m->aform[m->afirst[fat[i] + 1]++] = (int)f;
+	}
+	return 0;
+}
+
+/* bform: each block's formulas, each once. */
+static int
+make_block_forms(struct gb_model *m)
+{
+	int *stamp = xcalloc(m->g->gf.n + 1, sizeof *stamp);
+	ivec ff = { 0 }, bf = { 0 };
+
+	if (!stamp)
+		return -1;
+	for (int b = 0; b < m->nblocks; b++) {
+		if (VEC_PUSH(ff, (int)bf.n) < 0)
+			goto fail;
+		for (int i = m->bfirst[b]; i < m->bfirst[b + 1]; i++) {
+			int u = m->batom[i];
+			for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+				int f = m->aform[j];
+				if (stamp[f] == b + 1)
+					continue;
+				stamp[f] = b + 1;
+				if (VEC_PUSH(bf, f) < 0)
+					goto fail;
+			}
+		}
+	}
+	if (VEC_PUSH(ff, (int)bf.n) < 0 || VEC_PUSH(bf, 0) < 0)
+		goto fail;
+	m->ffirst = ff.v;
+	m->bform = bf.v;
+	free(stamp);
+	return 0;
+fail:
+	free(ff.v);
+	free(bf.v);
+	free(stamp);
+	return -1;
+}
+
+int
+gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
+    struct err *e)
+{
+	ivec bfirst = { 0 }, batom = { 0 };
+	int *fat = NULL, maxlen = 1;
+
+	memset(m, 0, sizeof *m);
+	m->g = g;
+	m->n = (int)g->unk_atom.n;
+	for (size_t f = 0; f < g->gf.n; f++)
+		if (g->gf.v[f].len > maxlen)
+			maxlen = g->gf.v[f].len;
+	if (!(fat = xcalloc((size_t)maxlen + 1, sizeof *fat)) ||
+	    make_incidence(m, fat) < 0 ||
+	    make_blocks(g, m->n, block_max, &bfirst, &batom, fat) < 0)
+		goto fail;
+	if (VEC_PUSH(batom, 0) < 0)
+		goto fail;
+	m->bfirst = bfirst.v;
+	m->batom = batom.v;
+	m->nblocks = (int)bfirst.n - 1;
+	bfirst.v = batom.v = NULL;
+	for (int b = 0; b < m->nblocks; b++)
+		if (m->bfirst[b + 1] - m->bfirst[b] > m->largest)
+			m->largest = m->bfirst[b + 1] - m->bfirst[b];
+	if (make_block_forms(m) < 0)
+		goto fail;
+	for (int b = 0; b < m->nblocks; b++)
+		if (m->ffirst[b + 1] - m->ffirst[b] > m->maxbform)
+			m->maxbform = m->ffirst[b + 1] - m->ffirst[b];
+	if (m->maxlen < 1)
+		m->maxlen = 1;
+	free(fat);
+	return 0;
+fail:
+	free(fat);
+	free(bfirst.v);
+	free(batom.v);
+	gb_model_free(m);
+	return err_oom(e);
+}
+
+void
+gb_model_free(struct gb_model *m)
+{
+	free(m->afirst);
+	free(m->aform);
+	free(m->bfirst);
+	free(m->batom);
+	free(m->ffirst);
+	free(m->bform);
+	memset(m, 0, sizeof *m);
+}
+
+int
+gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
+{
+	size_t nf = m->g->gf.n + 1;
+
+	memset(s, 0, sizeof *s);
+	s->stack = xcalloc((size_t)m->maxlen + 1, sizeof *s->stack);
+	s->lw = xcalloc((size_t)1 << m->largest, sizeof *s->lw);
+	s->mark = xcalloc((size_t)m->maxlen + 1, sizeof *s->mark);
+	s->viol = xcalloc(nf, sizeof *s->viol);
+	s->vpos = xcalloc(nf, sizeof *s->vpos);
+	s->fpos = xcalloc(nf, sizeof *s->fpos);
+	s->fval = xcalloc((size_t)m->maxbform + 1, 1);
+	if (!s->stack || !s->lw || !s->mark || !s->viol || !s->vpos ||
+	    !s->fpos || !s->fval) {
+		gb_scratch_free(s);
+		return -1;
+	}
+	return 0;
+}
+
+void
+gb_scratch_free(struct gb_scratch *s)
+{
+	free(s->stack);
+	free(s->lw);
+	free(s->mark);
+	free(s->viol);
+	free(s->vpos);
+	free(s->fpos);
+	free(s->fval);
+	memset(s, 0, sizeof *s);
+}
+
+/* The log weights of block b's 2^k values into s->lw, visited in Gray
+ * code order: each step flips one atom and evaluates only its formulas.
+ * Leaves the block's atoms at the last value visited. */
+static void
+block_weights(const struct gb_model *m, int b, unsigned char *x,
+    struct gb_scratch *s)
+{
+	const int *a = m->batom + m->bfirst[b];
+	const int *F = m->bform + m->ffirst[b];
+	int k = m->bfirst[b + 1] - m->bfirst[b];
+	int nf = m->ffirst[b + 1] - m->ffirst[b], nviol = 0;
+	uint32_t nv = (uint32_t)1 << k;
+	double sum = 0;
+
+	for (int i = 0; i < k; i++)
+		x[a[i]] = 0;
+	for (int j = 0; j < nf; j++) {
+		const struct ground_formula *gf = &m->g->gf.v[F[j]];
+		int t = gb_eval(m, F[j], x, s->stack);
+		s->fpos[F[j]] = j;
+		s->fval[j] = (unsigned char)t;
+		if (t && !gf->hard)
+			sum += gf->weight;
+		else if (!t && gf->hard)
+			nviol++;
+	}
+	s->lw[0] = nviol ? -INFINITY : sum;
+	for (uint32_t g = 1; g < nv; g++) {
+		int i = __builtin_ctz(g), u = a[i];
+		x[u] ^= 1;
+		for (int q = m->afirst[u]; q < m->afirst[u + 1]; q++) {
+			int f = m->aform[q], j = s->fpos[f];
+			const struct ground_formula *gf = &m->g->gf.v[f];
+			int t = gb_eval(m, f, x, s->stack);
+			if (t == s->fval[j])
+				continue;
+			s->fval[j] = (unsigned char)t;
+			if (gf->hard)
+				nviol += t ? -1 : 1;
+			else
+				sum += t ? gf->weight : -gf->weight;
+		}
+		s->lw[g ^ (g >> 1)] = nviol ? -INFINITY : sum;
+	}
+}
+
+void
+gb_update(const struct gb_model *m, int b, unsigned char *x, double *cur,
+    struct gb_scratch *s, struct eng_rng *r)
+{
+	const int *a = m->batom + m->bfirst[b];
+	int k = m->bfirst[b + 1] - m->bfirst[b];
+	uint32_t nv = (uint32_t)1 << k, pick = 0;
+	double max = -INFINITY, total = 0, u;
+
+	block_weights(m, b, x, s);
+	for (uint32_t v = 0; v < nv; v++)
+		if (s->lw[v] > max)
+			max = s->lw[v];
+	/* the current value is allowed, so max is finite */
+	for (uint32_t v = 0; v < nv; v++) {
+		s->lw[v] = s->lw[v] == -INFINITY ? 0 : exp(s->lw[v] - max);
+		total += s->lw[v];
+	}
+	u = eng_rng_unit(r) * total;
+	for (int i = 0; i < k; i++)
+		cur[a[i]] = 0;
+	for (uint32_t v = 0; v < nv; v++) {
+		double w = s->lw[v];
+		if (w == 0)
+			continue;
+		if (u >= 0) {
+			pick = v;
+			u -= w;
+		}
+		for (int i = 0; i < k; i++)
+			if ((v >> i) & 1)
+				cur[a[i]] += w;
+	}
+	for (int i = 0; i < k; i++) {
+		x[a[i]] = (unsigned char)((pick >> i) & 1);
+		cur[a[i]] /= total;
+	}
+}
+
+/* WalkSAT's bookkeeping: f violated or not. */
+static void
+viol_set(struct gb_scratch *s, int f, int violated)
+{
+	if (violated && s->vpos[f] < 0) {
+		s->vpos[f] = s->nviol;
+		s->viol[s->nviol++] = f;
+	} else if (!violated && s->vpos[f] >= 0) {
+		int last = s->viol[--s->nviol];
+		s->viol[s->vpos[f]] = last;
+		s->vpos[last] = s->vpos[f];
+		s->vpos[f] = -1;
+	}
+}
+
+/* Hard formulas of u that a flip of u would make false. */
+static int
+break_count(const struct gb_model *m, int u, unsigned char *x,
+    struct gb_scratch *s)
+{
+	int nb = 0;
+
+	x[u] ^= 1;
+	for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+		int f = m->aform[j];
+		if (m->g->gf.v[f].hard && s->vpos[f] < 0 &&
+		    !gb_eval(m, f, x, s->stack))
+			nb++;
+	}
+	x[u] ^= 1;
+	return nb;
+}
+
+int
+gb_walksat(const struct gb_model *m, unsigned char *x, struct gb_scratch *s,
+    struct eng_rng *r)
+{
+	const struct ground *g = m->g;
+	int64_t flips = 0, max_flips = 1000000 + 100 * (int64_t)m->n;
+
+	s->nviol = 0;
+	for (size_t f = 0; f < g->gf.n; f++) {
+		s->vpos[f] = -1;
+		if (g->gf.v[f].hard && !gb_eval(m, (int)f, x, s->stack))
+			viol_set(s, (int)f, 1);
+	}
+	while (s->nviol > 0) {
+		int f = s->viol[(int)(eng_rng_unit(r) * s->nviol)], k, u;
+		if (flips++ >= max_flips)
+			return -1;
+		k = form_atoms(g, f, s->mark);
+		if (eng_rng_unit(r) < 0.5)
+			u = s->mark[(int)(eng_rng_unit(r) * k)];
+		else {
+			int best = -1;
+			u = s->mark[0];
+			for (int i = 0; i < k; i++) {
+				int nb = break_count(m, s->mark[i], x, s);
+				if (best < 0 || nb < best) {
+					best = nb;
+					u = s->mark[i];
+				}
+			}
+		}
+		x[u] ^= 1;
+		for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+			int h = m->aform[j];
+			if (g->gf.v[h].hard)
+				viol_set(s, h, !gb_eval(m, h, x, s->stack));
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,73 @@
+/* gibbs.h: Gibbs sampling on the ground model (infer/ground.h): single-
+ * site or blocked, several chains on threads, Rao-Blackwellised marginals
+ * with batch-means standard errors and Gelman-Rubin R-hat. */
+#ifndef SQLIFT_GIBBS_H
+#define SQLIFT_GIBBS_H
+
+#include "sqlift.h"
+#include "infer/ground.h"
+
+/* A block of atoms is sampled jointly by enumerating its 2^k values:
+ * blocked-gibbs grows blocks up to block_max atoms (default
+ * GB_BLOCK_DEFAULT); a hard formula's atoms form one block when they are
+ * at most GB_HARD_MAX, in both samplers. */
+#define GB_BLOCK_DEFAULT 8
+#define GB_BLOCK_MAX 16
+#define GB_HARD_MAX 12
+#define GB_BATCHES 32
+/* formula groundings the ground model enumerates at most (those that the
+ * evidence leaves open are at most GROUND_MAX_GROUNDINGS) */
+#define GIBBS_MAX_ENUMERATED 4e9          /* batch means kept per atom and chain */
+
+struct gibbs_opts {
+	int block_max;         /* 1: single-site; more: blocked */
+	int64_t sweeps;        /* per chain, after burn-in; 0: until
+	                          max_seconds */
+	int64_t burn_in;       /* sweeps discarded first */
+	double max_seconds;    /* 0: no limit */
+	uint64_t seed;
+	int chains, threads;   /* the same seed gives the same numbers for
+	                          any threads (with sweeps, not time) */
+	sqlift_progress_fn *progress;  /* NULL: none; samples: chain 0's
+	                                  sweeps after burn-in */
+	void *progress_arg;
+};
+
+/* One point of a chain's trace. */
+struct gibbs_point {
+	int chain;
+	int64_t sweeps;
+	double seconds, estimate;  /* the first tracked atom's running mean */
+};
+
+struct gibbs_result {
+	double *p, *se, *rhat; /* per tracked atom */
+	int64_t sweeps;        /* per chain, after burn-in: the fewest */
+	int64_t blocks, block_atoms;  /* blocks per sweep, and their atoms */
+	int largest;           /* atoms of the largest block */
+	struct gibbs_point *trace;
+	size_t ntrace;
+	int interrupted;       /* gibbs_cancel stopped the chains */
+};
+
+/* Samples the unknown atoms of g (grounded: ground_formulas) and
+ * estimates P(u true) for each of the ntrack unknown atoms track[].
+ * Every chain starts from a random world, repaired by WalkSAT until it
+ * satisfies the hard formulas, and never leaves them: each update draws
+ * a block from its exact conditional.  A marginal is the mean over the
+ * chains' sweeps after burn-in of the atom's conditional probability at
+ * its last update in the sweep; its error comes from batch means, and
+ * R-hat from the chains' means and variances of that series (NaN with
+ * one chain).  Fails with SQLIFT_EZERO when no world satisfies the hard
+ * formulas was found. */
+int gibbs_run(const struct ground *g, const struct gibbs_opts *o,
+    const int *track, size_t ntrack, struct gibbs_result *res,
+    struct err *e) WUR;
+void gibbs_result_free(struct gibbs_result *r);
+
+/* Async-signal-safe: the runs sampling in this process stop at their
+ * next sweep and keep the sweeps so far (res->interrupted), as
+ * lis_cancel.  1 if that was asked of a run. */
+int gibbs_cancel(void);
+
+#endif
