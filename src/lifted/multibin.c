@@ -496,16 +496,40 @@ units_z(const struct th *t, const struct index *ix)
 	return z;
 }
 
+/* A branch child of unit clauses alone kept to stand for the children
+ * of other counts (replay): the child simplified, its index, and what
+ * its simplification added up. */
+struct tmpl {
+	struct sftrace tr;
+	struct th *t;
+	struct index ix;
+};
+
+static void
+tmpl_free(struct tmpl *tp)
+{
+	sftrace_free(&tp->tr);
+	if (tp->t)
+		index_free(&tp->ix);
+	th_free(tp->t);
+	tp->t = NULL;
+}
+
 /* search_child, but a child of unit clauses alone (units_z) is summed up
- * here instead of searched.  Takes c. */
+ * here instead of searched; with tp, such a child is kept in tp (its
+ * simplification recorded) instead of freed.  Takes c. */
 static int
 child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
-    double *out)
+    double *out, struct tmpl *tp)
 {
 	struct index ix;
 	double konst, assigned, z;
+	int rc;
 
-	if (simplify(g, c, as, &konst, &assigned) < 0) {
+	g->trace = tp ? &tp->tr : NULL;
+	rc = simplify(g, c, as, &konst, &assigned);
+	g->trace = NULL;
+	if (rc < 0) {
 		th_free(c);
 		return err_oom(g->e);
 	}
@@ -520,9 +544,8 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 	}
 	z = units_z(c, &ix);
 	konst += (expected - assigned - ix.total) * g->sr->free_atom;
-	index_free(&ix);
 	if (isnan(z)) {
-		int rc;
+		index_free(&ix);
 		g->depth++;
 		rc = search_solve(g, c, &z);
 		g->depth--;
@@ -533,22 +556,98 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 		g->depth++;
 		plan_line(g, "unit clauses alone: summed per atom");
 		g->depth--;
-		th_free(c);
+		if (tp && !tp->tr.bad) {
+			tp->t = c;
+			tp->ix = ix;
+		} else {
+			index_free(&ix);
+			th_free(c);
+		}
 	}
 	*out = konst + z;
 	return 0;
 }
 
+/* child_z's value for the child of count k from template tp: the same
+ * additions in the same order with blocks b0 and b1 of sizes k and
+ * n - k; NaN when tp cannot give it. */
+static double
+replay(const struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
+    double expected)
+{
+	double konst, assigned, z;
+
+	tp->t->size[tp->tr.b0] = k;
+	tp->t->size[tp->tr.b1] = n - k;
+	if (sftrace_replay(g, &tp->tr, tp->t->size, &konst, &assigned) < 0)
+		return NAN;
+	index_resize(g, tp->t, &tp->ix);
+	z = units_z(tp->t, &tp->ix);
+	konst += (expected - assigned - tp->ix.total) * g->sr->free_atom;
+	return konst + z;
+}
+
+/* The counts lo..hi over which d's children keep one structure: every
+ * variable of a clause can take a constant of its own in b0 and in b1
+ * (so normalisation drops the same clauses), with a finite weight. */
+static void
+replay_range(const struct th *d, const double *w, int64_t n, int64_t *lo,
+    int64_t *hi)
+{
+	int64_t m = 2;
+
+	for (size_t i = 0; i < d->c.n; i++)
+		if (d->c.v[i]->nvars > m)
+			m = d->c.v[i]->nvars;
+	for (*lo = m; *lo <= n - m && w[*lo] == -INFINITY; (*lo)++)
+		;
+	for (*hi = n - m; *hi >= *lo && w[*hi] == -INFINITY; (*hi)--)
+		;
+}
+
+/* The child of count k: from the template when there is one (tp->t)
+ * and lo < k < hi, else in full (at lo, kept as the template; at hi,
+ * checked against the template: on a difference *redo is set). */
+static int
+branch_child(struct eng *g, const struct th *d, const struct asg *as,
+    int64_t k, int64_t n, int64_t lo, int64_t hi, double expected,
+    struct tmpl *tp, double *out, int *redo)
+{
+	struct th *c;
+	int rc;
+
+	if (tp->t && k > lo && k < hi) {
+		*out = replay(g, tp, k, n, expected);
+		g->st.nodes++;
+		return 0;
+	}
+	if (!(c = th_copy(d)))
+		return err_oom(g->e);
+	rc = child_z(g, c, as, expected, out, k == lo && hi - lo > 1 ? tp : NULL);
+	if (rc)
+		return rc;
+	if (tp->t && (k == lo || k == hi) && replay(g, tp, k, n, expected) != *out) {
+		*redo = k == hi;
+		tmpl_free(tp);
+	}
+	return 0;
+}
+
 /* Branches merged theory d on the count of P(b0), weighing branch K by
- * w[K]; d is freed by the caller. */
+ * w[K]; d is freed by the caller.  Between the counts lo and hi the
+ * children differ only in the sizes of b0 and its complement, so one
+ * is simplified and the others are its sums redone with their sizes
+ * (docs/internals/lifted.md, "Replayed branches"). */
 static int
 branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
     const double *w, int64_t n, double *out)
 {
-	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0;
+	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0, redo = 0;
 	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
 	struct index ix;
+	struct tmpl tp = { { 0 }, NULL, { 0 } };
 	double expected, *terms, mult = g->mult;
+	int64_t lo, hi;
 
 	if (index_build(g, d, &ix) < 0)
 		return err_oom(g->e);
@@ -562,22 +661,40 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 	}
 	key_with(key, len, b0, b0, kt);
 	key_with(key, len, b0, nb, kf);
+	replay_range(d, w, n, &lo, &hi);
+	tp.tr.b0 = b0;
+	tp.tr.b1 = nb;
+	if (g->plan || g->ntag)
+		lo = hi = -1;
 	if (g->plan)
 		g->mult *= (double)n + 1;
 	for (int64_t k = 0; k <= n && !rc; k++) {
-		struct th *c;
 		if ((g->plan && k != n / 2) || w[k] == -INFINITY) {
 			terms[k] = -INFINITY;
 			continue;
 		}
 		d->size[b0] = k;
 		d->size[nb] = n - k;
-		if (!(c = th_copy(d)))
-			rc = err_oom(g->e);
-		else
-			rc = child_z(g, c, &as, expected, &terms[k]);
+		rc = branch_child(g, d, &as, k, n, lo, hi, expected, &tp,
+		    &terms[k], &redo);
+		/* the template differed at hi: the counts between in full */
+		for (int64_t j = lo + 1; redo && j < hi && !rc; j++) {
+			struct th *c;
+			if (w[j] == -INFINITY)
+				continue;
+			g->st.nodes--;
+			d->size[b0] = j;
+			d->size[nb] = n - j;
+			if (!(c = th_copy(d)))
+				rc = err_oom(g->e);
+			else
+				rc = child_z(g, c, &as, expected, &terms[j], NULL);
+			terms[j] += w[j];
+		}
+		redo = 0;
 		terms[k] += w[k];
 	}
+	tmpl_free(&tp);
 	g->mult = mult;
 	if (!rc)
 		*out = sr_sum.combine(terms, n + 1);
