@@ -304,6 +304,49 @@ ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
 	return 1;
 }
 
+/* The terms of coefficient j of poly_mul's product relative to its
+ * largest, term i (1), summed outwards from it until they fall below
+ * MB_TINY: each term is its neighbour times the ratios of a's and b's
+ * coefficients (ra, rb as ratios() leaves them), a product taken apart
+ * from the running term so that the chain is one multiplication long. */
+static double
+window_sum(const double *ra, const double *rb, int64_t na, int64_t nb,
+    int64_t i, int64_t j, int64_t lo, int64_t hi)
+{
+	double up = 1, dn = 0, e = 1;
+	int64_t k;
+
+	/* two terms a step, both from e: e2 waits for e, not for e1 */
+	for (k = i + 1; k + 1 <= hi; k += 2) {
+		double x = ra[k - 1] * rb[nb + j - k];
+		double e1 = e * x, e2 = e * (x * (ra[k] * rb[nb + j - k - 1]));
+		if (e1 < MB_TINY)
+			break;
+		up += e1;
+		if (e2 < MB_TINY)
+			break;
+		up += e2;
+		e = e2;
+	}
+	if (k == hi && (e *= ra[k - 1] * rb[nb + j - k]) >= MB_TINY)
+		up += e;
+	e = 1;
+	for (k = i - 1; k - 1 >= lo; k -= 2) {
+		double x = rb[j - k - 1] * ra[na + k];
+		double e1 = e * x, e2 = e * (x * (rb[j - k] * ra[na + k - 1]));
+		if (e1 < MB_TINY)
+			break;
+		dn += e1;
+		if (e2 < MB_TINY)
+			break;
+		dn += e2;
+		e = e2;
+	}
+	if (k == lo && (e *= rb[j - k - 1] * ra[na + k]) >= MB_TINY)
+		dn += e;
+	return up + dn;
+}
+
 /* log of the coefficients of the product of polynomials a (degree na)
  * and b (degree nb), into c (degree na + nb); ra, rb: scratch of 2 na
  * and 2 nb doubles.  Both are log-concave (finite on an interval), so the
@@ -348,19 +391,20 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 		while (i > lo && a[i - 1] + b[j - i + 1] > a[i] + b[j - i])
 			i--;
 		max = a[i] + b[j - i];
+		if (fast) {
+			c[j] = max + log(window_sum(ra, rb, na, nb, i, j, lo, hi));
+			continue;
+		}
 		e = 1;
 		for (int64_t k = i; k <= hi; k++) {
 			if (k > i)
-				e = fast ? e * ra[k - 1] * rb[nb + j - k] :
-				    exp(a[k] + b[j - k] - max);
+				e = exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
 			sum += e;
 		}
-		e = 1;
 		for (int64_t k = i - 1; k >= lo; k--) {
-			e = fast ? e * rb[j - k - 1] * ra[na + k] :
-			    exp(a[k] + b[j - k] - max);
+			e = exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
 			sum += e;
