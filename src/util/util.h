@@ -59,7 +59,10 @@ int vec_grow_(void **v, size_t *cap, size_t need, size_t item) WUR;
 struct smap {
 	char **keys;
 	int *vals;
+	uint64_t *hash;      /* per slot: fnv1a of its key */
 	size_t n, cap;       /* cap is a power of two */
+	char *chunk;         /* the keys' storage: chunks, each opening with */
+	size_t used, room;   /* a pointer to the one before; used of room */
 };
 void smap_init(struct smap *m);
 void smap_free(struct smap *m);
