@@ -191,6 +191,7 @@ struct eng {
 	int64_t pilot_nodes;   /* nodes visited in pilots' solves */
 	const struct amap *amap;   /* extra assignment of the simplification */
 	struct sftrace *trace; /* simplify() records its sums here (multibin) */
+	struct mbpoly *mbp;    /* multibin's last count polynomial */
 	/* ground atoms whose expectation each sample records (eng_track) */
 	struct amap trk;       /* key -> slot (in truth) */
 	int *trk_keys;         /* the keys, KEY_LEN ints per slot */
@@ -377,6 +378,7 @@ int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
     double *out, int *rc);
 
 /* multibin.c: the multi-block binomial rule */
+void multibin_free(struct eng *g);
 int multibin(struct eng *g, const struct th *t, const struct index *ix,
     int cls, double *out, int *rc);
 

@@ -789,6 +789,69 @@ split_equal(const struct mb *m, const struct th *t, struct th **out)
 	return 0;
 }
 
+/* The last count polynomial and the blocks it came from: each
+ * marginal's two searches (atom true, atom false) merge the same
+ * blocks with the same private parts. */
+struct mbpoly {
+	int nb;
+	int64_t n[MB_MAX_BLOCKS];
+	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
+	int64_t deg;
+	double *w;
+};
+
+void
+multibin_free(struct eng *g)
+{
+	if (g->mbp)
+		free(g->mbp->w);
+	free(g->mbp);
+	g->mbp = NULL;
+}
+
+/* m's blocks and parts are those of g->mbp (bit for bit) */
+static int
+poly_same(const struct eng *g, const struct mb *m, const double *zt,
+    const double *zf)
+{
+	const struct mbpoly *c = g->mbp;
+
+	if (!c || c->nb != m->nb)
+		return 0;
+	for (int k = 0; k < m->nb; k++)
+		if (c->n[k] != m->t->size[m->b[k]] ||
+		    memcmp(&c->zt[k], &zt[k], sizeof *zt) ||
+		    memcmp(&c->zf[k], &zf[k], sizeof *zf))
+			return 0;
+	return 1;
+}
+
+/* Keeps w (degree deg) in g->mbp; nothing on no memory (a cache). */
+static void
+poly_keep(struct eng *g, const struct mb *m, const double *zt,
+    const double *zf, const double *w, int64_t deg)
+{
+	struct mbpoly *c = g->mbp;
+	double *x = xmalloc(((size_t)deg + 1) * sizeof *x);
+
+	if (!x)
+		return;
+	if (!c && !(c = g->mbp = xcalloc(1, sizeof *c))) {
+		free(x);
+		return;
+	}
+	free(c->w);
+	c->w = x;
+	memcpy(x, w, ((size_t)deg + 1) * sizeof *x);
+	c->deg = deg;
+	c->nb = m->nb;
+	for (int k = 0; k < m->nb; k++) {
+		c->n[k] = m->t->size[m->b[k]];
+		c->zt[k] = zt[k];
+		c->zf[k] = zf[k];
+	}
+}
+
 /* w[0 .. total]: log of the coefficients of prod_b (e^f_b + e^t_b x)^n_b
  * over the merged blocks, f_b and t_b their private parts' log Z per
  * constant with P false and true; p, q: scratch of as many doubles, ra,
@@ -799,19 +862,24 @@ count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
 {
 	int64_t deg = -1;
 	int key[KEY_BUF], rc;
+	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
 
 	for (int k = 0; k < m->nb; k++) {
-		int b = m->b[k];
-		int64_t n = m->t->size[b];
-		double zt, zf;
 		key[0] = m->pred;
-		key[1] = b;
+		key[1] = m->b[k];
 		key[2] = 0;
-		if ((rc = private_z(g, m, b, key, len, &zt, &zf)))
+		if ((rc = private_z(g, m, m->b[k], key, len, &zt[k], &zf[k])))
 			return rc;
+	}
+	if (poly_same(g, m, zt, zf)) {
+		memcpy(w, g->mbp->w, ((size_t)g->mbp->deg + 1) * sizeof *w);
+		return 0;
+	}
+	for (int k = 0; k < m->nb; k++) {
+		int64_t n = m->t->size[m->b[k]];
 		for (int64_t j = 0; j <= n; j++)
-			p[j] = lchoose(n, j) + (j ? (double)j * zt : 0) +
-			    (n - j ? (double)(n - j) * zf : 0);
+			p[j] = lchoose(n, j) + (j ? (double)j * zt[k] : 0) +
+			    (n - j ? (double)(n - j) * zf[k] : 0);
 		if (deg < 0)
 			memcpy(w, p, ((size_t)n + 1) * sizeof *w);
 		else {
@@ -820,6 +888,7 @@ count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
 		}
 		deg = deg < 0 ? n : deg + n;
 	}
+	poly_keep(g, m, zt, zf, w, deg);
 	return 0;
 }
 
