@@ -233,9 +233,7 @@ smap_free(struct smap *m)
 		free(m->chunk);
 		m->chunk = prev;
 	}
-	free(m->keys);
-	free(m->vals);
-	free(m->hash);
+	free(m->v);
 	smap_init(m);
 }
 
@@ -246,8 +244,8 @@ smap_slot(const struct smap *m, uint64_t h, const char *key, size_t len)
 {
 	size_t i = (size_t)h & (m->cap - 1);
 
-	while (m->keys[i] && (m->hash[i] != h ||
-	    strncmp(m->keys[i], key, len) != 0 || m->keys[i][len] != '\0'))
+	while (m->v[i].key && (m->v[i].hash != h ||
+	    strncmp(m->v[i].key, key, len) != 0 || m->v[i].key[len] != '\0'))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -260,7 +258,7 @@ smap_getn(const struct smap *m, const char *key, size_t len)
 	if (m->cap == 0)
 		return -1;
 	i = smap_slot(m, fnv1a(FNV_INIT, key, len), key, len);
-	return m->keys[i] ? m->vals[i] : -1;
+	return m->v[i].key ? m->v[i].val : -1;
 }
 
 int
@@ -278,29 +276,18 @@ smap_rehash(struct smap *m)
 	n = *m;
 	n.cap = m->cap ? m->cap * 2 : 16;
 	n.n = 0;
-	n.keys = xcalloc(n.cap, sizeof *n.keys);
-	n.vals = xcalloc(n.cap, sizeof *n.vals);
-	n.hash = xcalloc(n.cap, sizeof *n.hash);
-	if (!n.keys || !n.vals || !n.hash) {
-		free(n.keys);
-		free(n.vals);
-		free(n.hash);
+	if (!(n.v = xcalloc(n.cap, sizeof *n.v)))
 		return -1;
-	}
 	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i]) {
-			size_t j = (size_t)m->hash[i] & (n.cap - 1);
-			while (n.keys[j])
+		if (m->v[i].key) {
+			size_t j = (size_t)m->v[i].hash & (n.cap - 1);
+			while (n.v[j].key)
 				j = (j + 1) & (n.cap - 1);
-			n.keys[j] = m->keys[i];
-			n.vals[j] = m->vals[i];
-			n.hash[j] = m->hash[i];
+			n.v[j] = m->v[i];
 			n.n++;
 		}
 	}
-	free(m->keys);
-	free(m->vals);
-	free(m->hash);
+	free(m->v);
 	*m = n;
 	return 0;
 }
@@ -339,13 +326,13 @@ smap_putn(struct smap *m, const char *key, size_t len, int val)
 	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
 		return -1;
 	i = smap_slot(m, h, key, len);
-	if (!m->keys[i]) {
-		if (!(m->keys[i] = smap_keep(m, key, len)))
+	if (!m->v[i].key) {
+		if (!(m->v[i].key = smap_keep(m, key, len)))
 			return -1;
-		m->hash[i] = h;
+		m->v[i].hash = h;
 		m->n++;
 	}
-	m->vals[i] = val;
+	m->v[i].val = val;
 	return 0;
 }
 

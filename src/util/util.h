@@ -57,9 +57,11 @@ int vec_grow_(void **v, size_t *cap, size_t need, size_t item) WUR;
 
 /* Open-addressing map from strings to ints; keys are copied. */
 struct smap {
-	char **keys;
-	int *vals;
-	uint64_t *hash;      /* per slot: fnv1a of its key */
+	struct sment {       /* a slot: key NULL when empty */
+		uint64_t hash;   /* fnv1a of key */
+		char *key;
+		int val;
+	} *v;
 	size_t n, cap;       /* cap is a power of two */
 	char *chunk;         /* the keys' storage: chunks, each opening with */
 	size_t used, room;   /* a pointer to the one before; used of room */
