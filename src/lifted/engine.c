@@ -169,6 +169,7 @@ eng_free(struct eng *g)
 	free(g->tags);
 	free(g->ga.tag);
 	free(g->ga.v);
+	multibin_free(g);
 	top_drop(g);
 	th_free(g->top);
 	free(g->top_units.v);

@@ -169,33 +169,44 @@ index_build(const struct eng *g, const struct th *t, struct index *ix)
 	}
 	for (int i = 0; i < ix->nocc; i++) {
 		const struct occ *o = &ix->occ[i];
-		if (i == 0 || !occ_same(o, o - 1)) {
-			const struct cl *c = t->c.v[o->cl];
-			const struct lit *l = &c->lit[o->li];
-			int s = 0, big = -1;
-			ix->first[ix->ncls] = i;
-			ix->atoms[ix->ncls] = lit_atoms(g, c, l, t->size);
-			ix->total += ix->atoms[ix->ncls];
-			for (int a = 0; a < arity(g, l->pred); a++)
-				if ((int)o->key[2 + 2 * a] == a &&
-				    t->size[o->key[1 + 2 * a]] > 1) {
-					s++;
-					if (big < 0 || t->size[o->key[1 + 2 * a]] <
-					    t->size[big])
-						big = o->key[1 + 2 * a];
-				}
-			ix->slots[ix->ncls] = s;
-			ix->big[ix->ncls] = big;
-			ix->ncls++;
-		}
+		if (i == 0 || !occ_same(o, o - 1))
+			ix->first[ix->ncls++] = i;
 		ix->cls_of[ix->lpos[o->cl] + o->li] = ix->ncls - 1;
 	}
+	index_resize(g, t, ix);
 	ix->held = (int64_t)((nl + 1) * (sizeof *ix->occ + sizeof *ix->cls_of +
 	    sizeof *ix->first + sizeof *ix->atoms + sizeof *ix->slots +
 	    sizeof *ix->big) + (nl * kmax + 1) * sizeof *ix->keybuf +
 	    (t->c.n + 1) * sizeof *ix->lpos + 8 * HELD_EXTRA);
 	eng_held += ix->held;
 	return 0;
+}
+
+/* The atoms of ix's classes and their total, and their slots, from
+ * t's block sizes (t: the theory ix was built on, sizes perhaps since
+ * changed). */
+void
+index_resize(const struct eng *g, const struct th *t, struct index *ix)
+{
+	ix->total = 0;
+	for (int k = 0; k < ix->ncls; k++) {
+		const struct occ *o = &ix->occ[ix->first[k]];
+		const struct cl *c = t->c.v[o->cl];
+		const struct lit *l = &c->lit[o->li];
+		int s = 0, big = -1;
+		ix->atoms[k] = lit_atoms(g, c, l, t->size);
+		ix->total += ix->atoms[k];
+		for (int a = 0; a < arity(g, l->pred); a++)
+			if ((int)o->key[2 + 2 * a] == a &&
+			    t->size[o->key[1 + 2 * a]] > 1) {
+				s++;
+				if (big < 0 || t->size[o->key[1 + 2 * a]] <
+				    t->size[big])
+					big = o->key[1 + 2 * a];
+			}
+		ix->slots[k] = s;
+		ix->big[k] = big;
+	}
 }
 
 int

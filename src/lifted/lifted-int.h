@@ -190,6 +190,8 @@ struct eng {
 	int64_t try_limit, try_work;
 	int64_t pilot_nodes;   /* nodes visited in pilots' solves */
 	const struct amap *amap;   /* extra assignment of the simplification */
+	struct sftrace *trace; /* simplify() records its sums here (multibin) */
+	struct mbpoly *mbp;    /* multibin's last count polynomial */
 	/* ground atoms whose expectation each sample records (eng_track) */
 	struct amap trk;       /* key -> slot (in truth) */
 	int *trk_keys;         /* the keys, KEY_LEN ints per slot */
@@ -219,6 +221,23 @@ struct eng {
 		int oom;
 	} ga;
 };
+
+/* What simplify() adds up, to be redone with other block sizes
+ * (multibin.c's replay): per pass the satisfied soft clauses (konst +=
+ * w * groundings), then the atoms fixed by hard unit clauses.  bad: a
+ * step whose outcome may depend on the sizes of blocks b0 and b1 (a
+ * weight scaled by one of them, a counted clause, a falsified hard
+ * clause), so the record cannot stand for other sizes. */
+struct sftrace {
+	int b0, b1, bad;
+	size_t n, cap;
+	struct sfev {
+		int kind;          /* SF_SAT, SF_PASS or SF_ASSIGN */
+		int lit;           /* SF_ASSIGN: the literal of c */
+		struct cl *c;      /* a copy */
+	} *v;
+};
+enum { SF_SAT, SF_PASS, SF_ASSIGN };
 
 /* Assigned atom classes: their keys and truth values. */
 struct asg {
@@ -304,6 +323,7 @@ uint64_t key_hash(const int *v, size_t n);
 int occ_same(const struct occ *x, const struct occ *y);
 void index_free(struct index *ix);
 int index_build(const struct eng *g, const struct th *t, struct index *ix);
+void index_resize(const struct eng *g, const struct th *t, struct index *ix);
 int index_occurrences(const struct index *ix, int k);
 int index_is_aux(const struct eng *g, const struct index *ix, int k);
 int index_drawable(const struct eng *g, const struct index *ix, int k);
@@ -320,6 +340,9 @@ int simplify_keep(struct eng *g, struct th *t, const struct asg *as,
     double *konst, double *assigned, struct units *keep);
 int simplify(struct eng *g, struct th *t, const struct asg *as, double *konst,
     double *assigned);
+void sftrace_free(struct sftrace *tr);
+int sftrace_replay(const struct eng *g, const struct sftrace *tr,
+    const int64_t *size, double *konst, double *assigned);
 
 /* counts.c: tracked atoms and expected counts along the search */
 void trk_put(struct eng *g, int slot, double v);
@@ -355,6 +378,7 @@ int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
     double *out, int *rc);
 
 /* multibin.c: the multi-block binomial rule */
+void multibin_free(struct eng *g);
 int multibin(struct eng *g, const struct th *t, const struct index *ix,
     int cls, double *out, int *rc);
 

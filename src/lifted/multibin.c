@@ -304,6 +304,49 @@ ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
 	return 1;
 }
 
+/* The terms of coefficient j of poly_mul's product relative to its
+ * largest, term i (1), summed outwards from it until they fall below
+ * MB_TINY: each term is its neighbour times the ratios of a's and b's
+ * coefficients (ra, rb as ratios() leaves them), a product taken apart
+ * from the running term so that the chain is one multiplication long. */
+static double
+window_sum(const double *ra, const double *rb, int64_t na, int64_t nb,
+    int64_t i, int64_t j, int64_t lo, int64_t hi)
+{
+	double up = 1, dn = 0, e = 1;
+	int64_t k;
+
+	/* two terms a step, both from e: e2 waits for e, not for e1 */
+	for (k = i + 1; k + 1 <= hi; k += 2) {
+		double x = ra[k - 1] * rb[nb + j - k];
+		double e1 = e * x, e2 = e * (x * (ra[k] * rb[nb + j - k - 1]));
+		if (e1 < MB_TINY)
+			break;
+		up += e1;
+		if (e2 < MB_TINY)
+			break;
+		up += e2;
+		e = e2;
+	}
+	if (k == hi && (e *= ra[k - 1] * rb[nb + j - k]) >= MB_TINY)
+		up += e;
+	e = 1;
+	for (k = i - 1; k - 1 >= lo; k -= 2) {
+		double x = rb[j - k - 1] * ra[na + k];
+		double e1 = e * x, e2 = e * (x * (rb[j - k] * ra[na + k - 1]));
+		if (e1 < MB_TINY)
+			break;
+		dn += e1;
+		if (e2 < MB_TINY)
+			break;
+		dn += e2;
+		e = e2;
+	}
+	if (k == lo && (e *= rb[j - k - 1] * ra[na + k]) >= MB_TINY)
+		dn += e;
+	return up + dn;
+}
+
 /* log of the coefficients of the product of polynomials a (degree na)
  * and b (degree nb), into c (degree na + nb); ra, rb: scratch of 2 na
  * and 2 nb doubles.  Both are log-concave (finite on an interval), so the
@@ -348,19 +391,20 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 		while (i > lo && a[i - 1] + b[j - i + 1] > a[i] + b[j - i])
 			i--;
 		max = a[i] + b[j - i];
+		if (fast) {
+			c[j] = max + log(window_sum(ra, rb, na, nb, i, j, lo, hi));
+			continue;
+		}
 		e = 1;
 		for (int64_t k = i; k <= hi; k++) {
 			if (k > i)
-				e = fast ? e * ra[k - 1] * rb[nb + j - k] :
-				    exp(a[k] + b[j - k] - max);
+				e = exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
 			sum += e;
 		}
-		e = 1;
 		for (int64_t k = i - 1; k >= lo; k--) {
-			e = fast ? e * rb[j - k - 1] * ra[na + k] :
-			    exp(a[k] + b[j - k] - max);
+			e = exp(a[k] + b[j - k] - max);
 			if (e < MB_TINY)
 				break;
 			sum += e;
@@ -496,16 +540,40 @@ units_z(const struct th *t, const struct index *ix)
 	return z;
 }
 
+/* A branch child of unit clauses alone kept to stand for the children
+ * of other counts (replay): the child simplified, its index, and what
+ * its simplification added up. */
+struct tmpl {
+	struct sftrace tr;
+	struct th *t;
+	struct index ix;
+};
+
+static void
+tmpl_free(struct tmpl *tp)
+{
+	sftrace_free(&tp->tr);
+	if (tp->t)
+		index_free(&tp->ix);
+	th_free(tp->t);
+	tp->t = NULL;
+}
+
 /* search_child, but a child of unit clauses alone (units_z) is summed up
- * here instead of searched.  Takes c. */
+ * here instead of searched; with tp, such a child is kept in tp (its
+ * simplification recorded) instead of freed.  Takes c. */
 static int
 child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
-    double *out)
+    double *out, struct tmpl *tp)
 {
 	struct index ix;
 	double konst, assigned, z;
+	int rc;
 
-	if (simplify(g, c, as, &konst, &assigned) < 0) {
+	g->trace = tp ? &tp->tr : NULL;
+	rc = simplify(g, c, as, &konst, &assigned);
+	g->trace = NULL;
+	if (rc < 0) {
 		th_free(c);
 		return err_oom(g->e);
 	}
@@ -520,9 +588,8 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 	}
 	z = units_z(c, &ix);
 	konst += (expected - assigned - ix.total) * g->sr->free_atom;
-	index_free(&ix);
 	if (isnan(z)) {
-		int rc;
+		index_free(&ix);
 		g->depth++;
 		rc = search_solve(g, c, &z);
 		g->depth--;
@@ -533,22 +600,98 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 		g->depth++;
 		plan_line(g, "unit clauses alone: summed per atom");
 		g->depth--;
-		th_free(c);
+		if (tp && !tp->tr.bad) {
+			tp->t = c;
+			tp->ix = ix;
+		} else {
+			index_free(&ix);
+			th_free(c);
+		}
 	}
 	*out = konst + z;
 	return 0;
 }
 
+/* child_z's value for the child of count k from template tp: the same
+ * additions in the same order with blocks b0 and b1 of sizes k and
+ * n - k; NaN when tp cannot give it. */
+static double
+replay(const struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
+    double expected)
+{
+	double konst, assigned, z;
+
+	tp->t->size[tp->tr.b0] = k;
+	tp->t->size[tp->tr.b1] = n - k;
+	if (sftrace_replay(g, &tp->tr, tp->t->size, &konst, &assigned) < 0)
+		return NAN;
+	index_resize(g, tp->t, &tp->ix);
+	z = units_z(tp->t, &tp->ix);
+	konst += (expected - assigned - tp->ix.total) * g->sr->free_atom;
+	return konst + z;
+}
+
+/* The counts lo..hi over which d's children keep one structure: every
+ * variable of a clause can take a constant of its own in b0 and in b1
+ * (so normalisation drops the same clauses), with a finite weight. */
+static void
+replay_range(const struct th *d, const double *w, int64_t n, int64_t *lo,
+    int64_t *hi)
+{
+	int64_t m = 2;
+
+	for (size_t i = 0; i < d->c.n; i++)
+		if (d->c.v[i]->nvars > m)
+			m = d->c.v[i]->nvars;
+	for (*lo = m; *lo <= n - m && w[*lo] == -INFINITY; (*lo)++)
+		;
+	for (*hi = n - m; *hi >= *lo && w[*hi] == -INFINITY; (*hi)--)
+		;
+}
+
+/* The child of count k: from the template when there is one (tp->t)
+ * and lo < k < hi, else in full (at lo, kept as the template; at hi,
+ * checked against the template: on a difference *redo is set). */
+static int
+branch_child(struct eng *g, const struct th *d, const struct asg *as,
+    int64_t k, int64_t n, int64_t lo, int64_t hi, double expected,
+    struct tmpl *tp, double *out, int *redo)
+{
+	struct th *c;
+	int rc;
+
+	if (tp->t && k > lo && k < hi) {
+		*out = replay(g, tp, k, n, expected);
+		g->st.nodes++;
+		return 0;
+	}
+	if (!(c = th_copy(d)))
+		return err_oom(g->e);
+	rc = child_z(g, c, as, expected, out, k == lo && hi - lo > 1 ? tp : NULL);
+	if (rc)
+		return rc;
+	if (tp->t && (k == lo || k == hi) && replay(g, tp, k, n, expected) != *out) {
+		*redo = k == hi;
+		tmpl_free(tp);
+	}
+	return 0;
+}
+
 /* Branches merged theory d on the count of P(b0), weighing branch K by
- * w[K]; d is freed by the caller. */
+ * w[K]; d is freed by the caller.  Between the counts lo and hi the
+ * children differ only in the sizes of b0 and its complement, so one
+ * is simplified and the others are its sums redone with their sizes
+ * (docs/internals/lifted.md, "Replayed branches"). */
 static int
 branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
     const double *w, int64_t n, double *out)
 {
-	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0;
+	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0, redo = 0;
 	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
 	struct index ix;
+	struct tmpl tp = { { 0 }, NULL, { 0 } };
 	double expected, *terms, mult = g->mult;
+	int64_t lo, hi;
 
 	if (index_build(g, d, &ix) < 0)
 		return err_oom(g->e);
@@ -562,22 +705,40 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 	}
 	key_with(key, len, b0, b0, kt);
 	key_with(key, len, b0, nb, kf);
+	replay_range(d, w, n, &lo, &hi);
+	tp.tr.b0 = b0;
+	tp.tr.b1 = nb;
+	if (g->plan || g->ntag)
+		lo = hi = -1;
 	if (g->plan)
 		g->mult *= (double)n + 1;
 	for (int64_t k = 0; k <= n && !rc; k++) {
-		struct th *c;
 		if ((g->plan && k != n / 2) || w[k] == -INFINITY) {
 			terms[k] = -INFINITY;
 			continue;
 		}
 		d->size[b0] = k;
 		d->size[nb] = n - k;
-		if (!(c = th_copy(d)))
-			rc = err_oom(g->e);
-		else
-			rc = child_z(g, c, &as, expected, &terms[k]);
+		rc = branch_child(g, d, &as, k, n, lo, hi, expected, &tp,
+		    &terms[k], &redo);
+		/* the template differed at hi: the counts between in full */
+		for (int64_t j = lo + 1; redo && j < hi && !rc; j++) {
+			struct th *c;
+			if (w[j] == -INFINITY)
+				continue;
+			g->st.nodes--;
+			d->size[b0] = j;
+			d->size[nb] = n - j;
+			if (!(c = th_copy(d)))
+				rc = err_oom(g->e);
+			else
+				rc = child_z(g, c, &as, expected, &terms[j], NULL);
+			terms[j] += w[j];
+		}
+		redo = 0;
 		terms[k] += w[k];
 	}
+	tmpl_free(&tp);
 	g->mult = mult;
 	if (!rc)
 		*out = sr_sum.combine(terms, n + 1);
@@ -628,6 +789,69 @@ split_equal(const struct mb *m, const struct th *t, struct th **out)
 	return 0;
 }
 
+/* The last count polynomial and the blocks it came from: each
+ * marginal's two searches (atom true, atom false) merge the same
+ * blocks with the same private parts. */
+struct mbpoly {
+	int nb;
+	int64_t n[MB_MAX_BLOCKS];
+	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
+	int64_t deg;
+	double *w;
+};
+
+void
+multibin_free(struct eng *g)
+{
+	if (g->mbp)
+		free(g->mbp->w);
+	free(g->mbp);
+	g->mbp = NULL;
+}
+
+/* m's blocks and parts are those of g->mbp (bit for bit) */
+static int
+poly_same(const struct eng *g, const struct mb *m, const double *zt,
+    const double *zf)
+{
+	const struct mbpoly *c = g->mbp;
+
+	if (!c || c->nb != m->nb)
+		return 0;
+	for (int k = 0; k < m->nb; k++)
+		if (c->n[k] != m->t->size[m->b[k]] ||
+		    memcmp(&c->zt[k], &zt[k], sizeof *zt) ||
+		    memcmp(&c->zf[k], &zf[k], sizeof *zf))
+			return 0;
+	return 1;
+}
+
+/* Keeps w (degree deg) in g->mbp; nothing on no memory (a cache). */
+static void
+poly_keep(struct eng *g, const struct mb *m, const double *zt,
+    const double *zf, const double *w, int64_t deg)
+{
+	struct mbpoly *c = g->mbp;
+	double *x = xmalloc(((size_t)deg + 1) * sizeof *x);
+
+	if (!x)
+		return;
+	if (!c && !(c = g->mbp = xcalloc(1, sizeof *c))) {
+		free(x);
+		return;
+	}
+	free(c->w);
+	c->w = x;
+	memcpy(x, w, ((size_t)deg + 1) * sizeof *x);
+	c->deg = deg;
+	c->nb = m->nb;
+	for (int k = 0; k < m->nb; k++) {
+		c->n[k] = m->t->size[m->b[k]];
+		c->zt[k] = zt[k];
+		c->zf[k] = zf[k];
+	}
+}
+
 /* w[0 .. total]: log of the coefficients of prod_b (e^f_b + e^t_b x)^n_b
  * over the merged blocks, f_b and t_b their private parts' log Z per
  * constant with P false and true; p, q: scratch of as many doubles, ra,
@@ -638,19 +862,24 @@ count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
 {
 	int64_t deg = -1;
 	int key[KEY_BUF], rc;
+	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
 
 	for (int k = 0; k < m->nb; k++) {
-		int b = m->b[k];
-		int64_t n = m->t->size[b];
-		double zt, zf;
 		key[0] = m->pred;
-		key[1] = b;
+		key[1] = m->b[k];
 		key[2] = 0;
-		if ((rc = private_z(g, m, b, key, len, &zt, &zf)))
+		if ((rc = private_z(g, m, m->b[k], key, len, &zt[k], &zf[k])))
 			return rc;
+	}
+	if (poly_same(g, m, zt, zf)) {
+		memcpy(w, g->mbp->w, ((size_t)g->mbp->deg + 1) * sizeof *w);
+		return 0;
+	}
+	for (int k = 0; k < m->nb; k++) {
+		int64_t n = m->t->size[m->b[k]];
 		for (int64_t j = 0; j <= n; j++)
-			p[j] = lchoose(n, j) + (j ? (double)j * zt : 0) +
-			    (n - j ? (double)(n - j) * zf : 0);
+			p[j] = lchoose(n, j) + (j ? (double)j * zt[k] : 0) +
+			    (n - j ? (double)(n - j) * zf[k] : 0);
 		if (deg < 0)
 			memcpy(w, p, ((size_t)n + 1) * sizeof *w);
 		else {
@@ -659,6 +888,7 @@ count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
 		}
 		deg = deg < 0 ? n : deg + n;
 	}
+	poly_keep(g, m, zt, zf, w, deg);
 	return 0;
 }
 

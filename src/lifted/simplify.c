@@ -113,6 +113,61 @@ amap_eval(const struct amap *m, const int *key, size_t len)
 	}
 }
 
+/* Appends a step to g->trace (a copy of c); on no memory the record
+ * is marked unusable. */
+static void
+sf_note(struct eng *g, int kind, const struct cl *c, int lit)
+{
+	struct sftrace *tr = g->trace;
+	struct cl *x = NULL;
+
+	if (tr->bad)
+		return;
+	if ((c && !(x = cl_copy(c))) ||
+	    vec_grow_((void **)&tr->v, &tr->cap, tr->n + 1, sizeof *tr->v)) {
+		cl_free(x);
+		tr->bad = 1;
+		return;
+	}
+	tr->v[tr->n].kind = kind;
+	tr->v[tr->n].lit = lit;
+	tr->v[tr->n++].c = x;
+}
+
+void
+sftrace_free(struct sftrace *tr)
+{
+	for (size_t i = 0; i < tr->n; i++)
+		cl_free(tr->v[i].c);
+	free(tr->v);
+	memset(tr, 0, sizeof *tr);
+}
+
+/* simplify()'s *konst and *assigned from the record, in its order of
+ * additions, with the block sizes size; -1 when the record is unusable. */
+int
+sftrace_replay(const struct eng *g, const struct sftrace *tr,
+    const int64_t *size, double *konst, double *assigned)
+{
+	double k = 0;
+
+	if (tr->bad)
+		return -1;
+	*konst = 0;
+	*assigned = 0;
+	for (size_t i = 0; i < tr->n; i++) {
+		const struct sfev *e = &tr->v[i];
+		if (e->kind == SF_SAT)
+			k += e->c->w * cl_count(e->c, size);
+		else if (e->kind == SF_PASS) {
+			*konst += k;
+			k = 0;
+		} else
+			*assigned += lit_atoms(g, e->c, &e->c->lit[e->lit], size);
+	}
+	return 0;
+}
+
 static int
 simplify_pass(struct eng *g, struct th *t, const struct asg *as,
     const struct units *u, double *konst)
@@ -161,12 +216,18 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				*konst += c->w * cnt;
 			if (c->tag)
 				counts_push(g, c->tag - 1, cnt);
+			if (g->trace && (c->tag || !c->hard))
+				sf_note(g, SF_SAT, c, 0);
+			if (g->trace && c->tag)
+				g->trace->bad = 1;
 			cl_free(c);
 			continue;
 		}
 		if (nk == 0) {
 			if (c->hard)
 				*konst = -INFINITY;
+			if (c->hard && g->trace)
+				g->trace->bad = 1;
 			cl_free(c);
 			continue;
 		}
@@ -211,6 +272,9 @@ simplify_pass(struct eng *g, struct th *t, const struct asg *as,
 				goto fail;
 			if (!c->hard)
 				d->w *= (double)(t->size[c->blk[v]] - deg);
+			if (!c->hard && g->trace && (c->blk[v] == g->trace->b0 ||
+			    c->blk[v] == g->trace->b1))
+				g->trace->bad = 1;
 			cl_free(c);
 			c = d;
 		}
@@ -247,6 +311,8 @@ simplify_keep(struct eng *g, struct th *t, const struct asg *as,
 			return -1;
 		}
 		*konst += k;
+		if (g->trace)
+			sf_note(g, SF_PASS, NULL, 0);
 		if (*konst == -INFINITY)
 			break;
 		for (size_t i = 0; i < t->c.n; i++) {
@@ -270,6 +336,8 @@ simplify_keep(struct eng *g, struct th *t, const struct asg *as,
 			u.n += 2 + kl;
 			track_set(g, t, key, kl, !c->lit[0].neg);
 			*assigned += lit_atoms(g, c, &c->lit[0], t->size);
+			if (g->trace)
+				sf_note(g, SF_ASSIGN, c, 0);
 			added = 1;
 		}
 		if (!added)

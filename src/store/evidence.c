@@ -396,13 +396,121 @@ store_atoms_each(struct store *s, int pi, store_atom_fn fn, void *ctx,
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, p->table);
 }
 
+/* The constants' names by id (names[id], NULL for none), into *out;
+ * *out NULL when the ids are too sparse for an array. */
+static int
+names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	int64_t cap = 0, n = 0;
+	int rc;
+
+	*out = NULL;
+	if ((rc = db_prep(s, sql_consts_all, &st, e)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *a = (const char *)sqlite3_column_text(st, 1);
+		if (id < 0 || id > 4 * (n + 1024) || !a)
+			break;  /* sparse, or a name missing: the SQL way */
+		if (id >= cap) {
+			int64_t c = cap ? cap : 1024;
+			char **x;
+			while (c <= id)
+				c *= 2;
+			if (!(x = xrealloc(v, (size_t)c * sizeof *v)))
+				break;
+			memset(x + cap, 0, (size_t)(c - cap) * sizeof *x);
+			v = x;
+			cap = c;
+		}
+		free(v[id]);
+		if (!(v[id] = xstrdup(a)))
+			break;
+		n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		for (int64_t i = 0; i < cap; i++)
+			free(v[i]);
+		free(v);
+		return rc == SQLITE_ROW ? 0 : db_err(s, e, "constants");
+	}
+	*out = v;
+	*nid = cap;
+	return 0;
+}
+
+/* One predicate's share of the fingerprint: evidence_atoms's rows of
+ * it hashed as that view spells them, its atom text from its parts. */
+static int
+fp_pred(struct store *s, const struct store_pred *p, char **names,
+    int64_t nid, uint64_t *sum, struct err *e)
+{
+	sqlite3_stmt *st;
+	struct buf b;
+	uint64_t h0 = fnv1a(fnv1a(FNV_INIT, p->name, strlen(p->name)), "(", 1);
+	int rc;
+
+	buf_init(&b);
+	buf_puts(&b, "SELECT truth");
+	for (int j = 0; j < p->arity; j++)
+		buf_printf(&b, ", a%d", j);
+	buf_printf(&b, " FROM %s", p->table);
+	if (b.oom) {
+		buf_free(&b);
+		return err_oom(e);
+	}
+	rc = sqlite3_prepare_v2(s->db, b.s, -1, &st, NULL);
+	buf_free(&b);
+	if (rc != SQLITE_OK)
+		return db_err(s, e, p->table);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		uint64_t h = h0;
+		char t = (char)('0' + sqlite3_column_int(st, 0));
+		int j;
+		for (j = 0; j < p->arity; j++) {
+			int64_t id = sqlite3_column_int64(st, 1 + j);
+			if (sqlite3_column_type(st, 1 + j) == SQLITE_NULL ||
+			    id < 0 || id >= nid || !names[id])
+				break;  /* no row in the view's join */
+			if (j)
+				h = fnv1a(h, ",", 1);
+			h = fnv1a(h, names[id], strlen(names[id]));
+		}
+		if (j == p->arity)
+			*sum += fnv1a(fnv1a(h, ")", 1), &t, 1);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, p->table);
+}
+
+/* The sum over evidence_atoms of the hash of atom text and truth digit
+ * (order-free); computed per ev_ table from the constants' names, or
+ * from the view when the ids do not make an array. */
 int
 store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
 {
 	sqlite3_stmt *st;
 	uint64_t sum = 0;
+	char **names;
+	int64_t nid = 0;
 	int rc;
 
+	if ((rc = names_by_id(s, &names, &nid, e)))
+		return rc;
+	if (names) {
+		for (size_t i = 0; i < s->preds.n && !rc; i++)
+			rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, e);
+		for (int64_t i = 0; i < nid; i++)
+			free(names[i]);
+		free(names);
+		if (rc)
+			return rc;
+		snprintf(out, 17, "%016llx", (unsigned long long)sum);
+		return 0;
+	}
 	if ((rc = db_prep(s, sql_evidence_all, &st, e)))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

@@ -227,20 +227,25 @@ smap_init(struct smap *m)
 void
 smap_free(struct smap *m)
 {
-	for (size_t i = 0; i < m->cap; i++)
-		free(m->keys[i]);
-	free(m->keys);
-	free(m->vals);
+	while (m->chunk) {
+		char *prev;
+		memcpy(&prev, m->chunk, sizeof prev);
+		free(m->chunk);
+		m->chunk = prev;
+	}
+	free(m->v);
 	smap_init(m);
 }
 
+/* key's slot, or the empty slot where it goes (h: its hash); keys are
+ * compared only where the hashes agree */
 static size_t
-smap_slot(const struct smap *m, const char *key, size_t len)
+smap_slot(const struct smap *m, uint64_t h, const char *key, size_t len)
 {
-	size_t i = (size_t)fnv1a(FNV_INIT, key, len) & (m->cap - 1);
+	size_t i = (size_t)h & (m->cap - 1);
 
-	while (m->keys[i] && (strncmp(m->keys[i], key, len) != 0 ||
-	    m->keys[i][len] != '\0'))
+	while (m->v[i].key && (m->v[i].hash != h ||
+	    strncmp(m->v[i].key, key, len) != 0 || m->v[i].key[len] != '\0'))
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
@@ -252,8 +257,8 @@ smap_getn(const struct smap *m, const char *key, size_t len)
 
 	if (m->cap == 0)
 		return -1;
-	i = smap_slot(m, key, len);
-	return m->keys[i] ? m->vals[i] : -1;
+	i = smap_slot(m, fnv1a(FNV_INIT, key, len), key, len);
+	return m->v[i].key ? m->v[i].val : -1;
 }
 
 int
@@ -262,48 +267,72 @@ smap_get(const struct smap *m, const char *key)
 	return smap_getn(m, key, strlen(key));
 }
 
+/* twice the slots; keys keep their hashes */
 static int
 smap_rehash(struct smap *m)
 {
 	struct smap n;
 
+	n = *m;
 	n.cap = m->cap ? m->cap * 2 : 16;
 	n.n = 0;
-	n.keys = xcalloc(n.cap, sizeof *n.keys);
-	n.vals = xcalloc(n.cap, sizeof *n.vals);
-	if (!n.keys || !n.vals) {
-		free(n.keys);
-		free(n.vals);
+	if (!(n.v = xcalloc(n.cap, sizeof *n.v)))
 		return -1;
-	}
 	for (size_t i = 0; i < m->cap; i++) {
-		if (m->keys[i]) {
-			size_t j = smap_slot(&n, m->keys[i], strlen(m->keys[i]));
-			n.keys[j] = m->keys[i];
-			n.vals[j] = m->vals[i];
+		if (m->v[i].key) {
+			size_t j = (size_t)m->v[i].hash & (n.cap - 1);
+			while (n.v[j].key)
+				j = (j + 1) & (n.cap - 1);
+			n.v[j] = m->v[i];
 			n.n++;
 		}
 	}
-	free(m->keys);
-	free(m->vals);
+	free(m->v);
 	*m = n;
 	return 0;
+}
+
+/* A copy of key[0 .. len) with a NUL, in m's chunks (one allocation
+ * for many keys: a map of a domain's constants holds 100,000). */
+static char *
+smap_keep(struct smap *m, const char *key, size_t len)
+{
+	char *k;
+
+	if (m->used + len + 1 > m->room) {
+		size_t room = sizeof(char *) + len + 1 > 65536 ?
+		    sizeof(char *) + len + 1 : 65536;
+		char *c = xmalloc(room);
+		if (!c)
+			return NULL;
+		memcpy(c, &m->chunk, sizeof m->chunk);
+		m->chunk = c;
+		m->used = sizeof(char *);
+		m->room = room;
+	}
+	k = m->chunk + m->used;
+	memcpy(k, key, len);
+	k[len] = '\0';
+	m->used += len + 1;
+	return k;
 }
 
 int
 smap_putn(struct smap *m, const char *key, size_t len, int val)
 {
+	uint64_t h = fnv1a(FNV_INIT, key, len);
 	size_t i;
 
 	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
 		return -1;
-	i = smap_slot(m, key, len);
-	if (!m->keys[i]) {
-		if (!(m->keys[i] = xstrndup(key, len)))
+	i = smap_slot(m, h, key, len);
+	if (!m->v[i].key) {
+		if (!(m->v[i].key = smap_keep(m, key, len)))
 			return -1;
+		m->v[i].hash = h;
 		m->n++;
 	}
-	m->vals[i] = val;
+	m->v[i].val = val;
 	return 0;
 }
 

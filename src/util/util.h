@@ -57,9 +57,14 @@ int vec_grow_(void **v, size_t *cap, size_t need, size_t item) WUR;
 
 /* Open-addressing map from strings to ints; keys are copied. */
 struct smap {
-	char **keys;
-	int *vals;
+	struct sment {       /* a slot: key NULL when empty */
+		uint64_t hash;   /* fnv1a of key */
+		char *key;
+		int val;
+	} *v;
 	size_t n, cap;       /* cap is a power of two */
+	char *chunk;         /* the keys' storage: chunks, each opening with */
+	size_t used, room;   /* a pointer to the one before; used of room */
 };
 void smap_init(struct smap *m);
 void smap_free(struct smap *m);
