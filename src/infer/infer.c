@@ -18,6 +18,7 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "infer/map.h"
 #include "infer/warn.h"
 #include "sample/lis.h"
 #include "lifted/engine.h"
@@ -35,6 +36,8 @@ struct run {
 	struct query_list q;
 	unsigned char *is_query;  /* per ground atom */
 	double max_seconds;    /* for building the theory too */
+	int map;               /* --method map: clauses for the max semiring,
+	                          the ground atoms read when few enough */
 	struct warns w;        /* infer_run's, for runs.warnings */
 	struct err *e;
 };
@@ -481,7 +484,7 @@ build_read(struct run *r, int normal, struct built *b)
 	b->t0 = now_seconds();
 	if ((rc = cube_build_all(r->s, NULL, e)))
 		return rc;
-	if ((rc = mln_to_clauses(r->m, r->dom, 0, &b->c, &b->k, e)))
+	if ((rc = mln_to_clauses(r->m, r->dom, r->map, &b->c, &b->k, e)))
 		return rc;
 	if (!(b->closed = xcalloc(b->c->preds.n + 1, sizeof *b->closed)))
 		return err_oom(e);
@@ -669,6 +672,115 @@ done:
 	return rc;
 }
 
+/* The lifted search in the max semiring on the theory of b (read): the
+ * log weight of a MAP world, in *lv; *lifted 0 when it stopped at a
+ * limit (then the ground solver answers alone). */
+static int
+map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
+    double *lv, int *lifted, struct buf *stats)
+{
+	struct eng *g = NULL;
+	struct eng_opts eo = { 0 };
+	struct eng_stats st;
+	int rc;
+
+	*lifted = 0;
+	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+	eo.semiring = ENG_MAX;
+	eo.max_nodes = o->max_nodes ? o->max_nodes : MAP_LIFTED_NODES;
+	/* the ground solver gets the rest of the time */
+	eo.max_seconds = o->max_seconds / 2;
+	eo.max_memory = (double)o->max_memory;
+	if ((rc = build_finish(b, r->dom, r->e)) ||
+	    (rc = eng_new(b->t, &eo, &g, r->e)))
+		goto done;
+	rc = eng_log_z(g, lv, r->e);
+	eng_get_stats(g, &st);
+	buf_printf(stats, "\"nodes\":%lld,\"cache_hits\":%lld,"
+	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
+	    "\"groundings\":%lld,\"lifted\":%s,\"theory_seconds\":%.3f",
+	    (long long)st.nodes, (long long)st.cache_hits,
+	    (long long)st.decompositions, (long long)st.powers,
+	    (long long)st.binomials, (long long)st.groundings,
+	    rc ? "false" : "true", b->seconds);
+	if (rc == SQLIFT_ELIMIT && r->g.natoms > 0) {
+		warn_add(&r->w, "the lifted search stopped (%s): the world and "
+		    "its bound are the ground solver's", r->e->msg);
+		rc = 0;
+	} else if (!rc) {
+		*lv += b->k;
+		*lifted = 1;
+	}
+done:
+	eng_free(g);
+	return rc;
+}
+
+/* --method map: the lifted search for the MAP log weight, then, when
+ * the model was grounded, the ground solver for a world (map.c), which
+ * the lifted value bounds and proves optimal.  Without the ground
+ * atoms, the log weight alone. */
+static int
+map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
+    struct map_world *w, struct buf *stats)
+{
+	double lv = 0;
+	int lifted, rc;
+
+	memset(w, 0, sizeof *w);
+	buf_puts(stats, "{");
+	if ((rc = map_lifted(r, o, b, &lv, &lifted, stats)))
+		return rc;
+	if (r->g.natoms == 0 && r->m->preds.n > 0) {
+		warn_add(&r->w, "the world is not written: the model has more "
+		    "than %d ground atoms; its log weight is the lifted search's",
+		    MAP_GROUND_ATOMS);
+		w->log_weight = w->bound = lv;
+		w->proven = 1;
+		buf_puts(stats, ",\"world\":false}");
+		return stats->oom ? err_oom(r->e) : 0;
+	}
+	if ((rc = ground_formulas(&r->g, r->e)))
+		return rc;
+	if ((rc = map_ground(&r->g, o->max_seconds > 0 ? o->max_seconds -
+	    (now_seconds() - b->t0) : 0, lifted ? lv : INFINITY, o->seed, w,
+	    r->e)))
+		return rc;
+	if (lifted) {
+		/* exact: no world weighs more, and the world found may */
+		w->bound = lv;
+		w->proven = fabs(lv - w->log_weight) <= 1e-9 * (1 + fabs(lv));
+		if (w->log_weight > lv + 1e-9 * (1 + fabs(lv)))
+			return err_set(r->e, SQLIFT_EINTERNAL, "map: the world "
+			    "weighs %.17g, more than the lifted optimum %.17g",
+			    w->log_weight, lv);
+	}
+	buf_printf(stats, ",\"world\":true,\"ip_rounds\":%lld,\"ip_cuts\":%lld,"
+	    "\"flips\":%lld}", (long long)w->rounds, (long long)w->cuts,
+	    (long long)w->flips);
+	return stats->oom ? err_oom(r->e) : 0;
+}
+
+/* The world of a MAP run as rows: every unknown atom (truth in p). */
+static int
+map_rows(struct run *r, const struct map_world *w, struct qrows *rows)
+{
+	for (int64_t a = 0; w->truth && a < r->g.natoms; a++) {
+		struct qrow q = { 0, -1, 0, NULL };
+		int idx[64];
+		if (r->g.unk[a] < 0)
+			continue;
+		q.p = w->truth[r->g.unk[a]];
+		q.pred = ground_atom_decode(&r->g, a, idx);
+		if (!(q.atom = ground_atom_text(&r->g, a)) ||
+		    VEC_PUSH(*rows, q) < 0) {
+			free(q.atom);
+			return err_oom(r->e);
+		}
+	}
+	return 0;
+}
+
 /* Unknown atoms of the model's predicates, counted without grounding. */
 static int
 count_unknown(struct run *r, int64_t *out)
@@ -701,7 +813,11 @@ log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
 
 	for (int k = 0; k < 3; k++) {
 		buf_init(&b);
-		if (k == 0)
+		if (k == 0 && isnan(log_z))
+			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu atoms "
+			    "in the world, %.3f s", (long long)id, o->method,
+			    (long long)unknown, nrows, seconds);
+		else if (k == 0)
 			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
 			    "atoms, log Z = %.12g, %.3f s", (long long)id, o->method,
 			    (long long)unknown, nrows, log_z, seconds);
@@ -859,6 +975,7 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 	f->row.evidence_fp = f->evfp;
 	f->row.started_at = f->started;
 	f->row.log_z = NAN;
+	f->row.map_log_weight = NAN;
 	f->row.seed = o->seed;
 	f->row.unknown_atoms = f->row.query_atoms = -1;
 	f->row.seconds = seconds;
@@ -882,10 +999,27 @@ infer_failure_record(struct store *s, struct infer_failure *f)
 	infer_failure_free(f);
 }
 
+/* Ground atoms of the model (evidence included): what grounding it
+ * would take. */
+static double
+map_atoms_total(const struct run *r)
+{
+	double n = 0;
+
+	for (size_t p = 0; p < r->m->preds.n; p++) {
+		double k = 1;
+		for (int i = 0; i < r->m->preds.v[p].arity; i++)
+			k *= r->dom[r->m->preds.v[p].types[i]].n;
+		n += k;
+	}
+	return n;
+}
+
 /* The read phase of a run, in one snapshot of the database: the model,
  * queries and domains (run_setup), then for method (0 exact, 1 lis,
- * 2 ground-lis) the cubes, clauses and evidence by block into b, and the
- * count of unknown atoms, or for -1 (brute) the ground atoms; and the
+ * 2 ground-lis, 3 map) the cubes, clauses and evidence by block into b,
+ * and the count of unknown atoms (map: also the ground atoms, when at
+ * most MAP_GROUND_ATOMS), or for -1 (brute) the ground atoms; and the
  * fingerprint of the evidence read, which the run records. */
 static int
 run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
@@ -903,6 +1037,10 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		    r->closed, r->e);
 	else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
 		rc = count_unknown(r, unknown);
+	/* map: the world is found and written on the ground model */
+	if (!rc && method == 3 && map_atoms_total(r) <= MAP_GROUND_ATOMS)
+		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+		    r->closed, r->e);
 	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
 }
 
@@ -928,7 +1066,7 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 		    lr->trace[k].log_z, lr->trace[k].stderr_lz, lr->trace[k].ess,
 		    e)))
 			return rc;
-	for (size_t k = 0; k < rows->n; k++)
+	for (size_t k = 0; rows && k < rows->n; k++)
 		if ((rc = store_marginal_add(s, *run_id,
 		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
 		    rows->v[k].p, rows->v[k].group, e)))
@@ -950,8 +1088,9 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis, kept;
+	int rc, exact, lis, map, kept;
 	struct lis_result lr = { 0 };
+	struct map_world mw = { 0 };
 	struct built b = { 0 };
 
 	*result_tmp = NULL;
@@ -968,9 +1107,13 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	exact = o->method && !strcmp(o->method, "exact");
 	lis = o->method && !strcmp(o->method, "lis") ? 1 :
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
-	if (!o->method || (!exact && !lis && strcmp(o->method, "brute") != 0)) {
+	map = o->method && !strcmp(o->method, "map");
+	r.map = map;
+	if (!o->method || (!exact && !lis && !map &&
+	    strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "exact, lis, ground-lis, brute)", o->method ? o->method : "");
+		    "exact, lis, ground-lis, brute, map)", o->method ? o->method :
+		    "");
 		goto done;
 	}
 	if (!(started = store_now(s))) {
@@ -978,8 +1121,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	/* read the inputs in a snapshot, compute with no lock held */
-	rc = run_read(&r, o, exact ? 0 : lis ? lis : -1, &b, &text, &path, &fp,
-	    evfp, &unknown);
+	rc = run_read(&r, o, exact ? 0 : lis ? lis : map ? 3 : -1, &b, &text,
+	    &path, &fp, evfp, &unknown);
 	store_rollback(s);
 	if (rc || (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
 		goto done;
@@ -990,6 +1133,10 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		    &lr);
 		if (!rc)
 			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
+	} else if (map) {
+		if (!(rc = map_solve(&r, o, &b, &mw, &stats)))
+			rc = map_rows(&r, &mw, &rows);
+		log_z = NAN;
 	} else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
 	if (rc)
@@ -1018,19 +1165,31 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		row.ess = lr.ess;
 		row.proposal = o->proposal ? o->proposal : "adaptive";
 	}
+	row.map_log_weight = map ? mw.log_weight : NAN;
+	row.map_bound = mw.bound;
+	row.map_optimal = mw.proven;
 	row.seconds = now_seconds() - t0;
 	if (o->result_path &&
 	    (rc = result_open(o->result_path, result_tmp, &res, e)))
 		goto done;
+	/* map: Alchemy's MAP format, the true atoms one a line */
 	for (size_t k = 0; res && k < rows.n; k++)
-		fprintf(res, "%s %.9g\n", rows.v[k].atom, rows.v[k].p);
+		if (!map)
+			fprintf(res, "%s %.9g\n", rows.v[k].atom, rows.v[k].p);
+		else if (rows.v[k].p > 0)
+			fprintf(res, "%s\n", rows.v[k].atom);
 	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
 	    &res, e)))
 		goto done;
 	/* the one short write: the caller commits it */
 	if ((rc = store_begin(s, e)) ||
-	    (rc = run_write(&r, &row, &gr, &rows, &lr, run_id)))
+	    (rc = run_write(&r, &row, &gr, map ? NULL : &rows, &lr, run_id)))
 		goto done;
+	for (size_t k = 0; map && k < rows.n; k++)
+		if ((rc = store_map_atom_add(s, *run_id,
+		    r.m->preds.v[rows.v[k].pred].name, rows.v[k].atom,
+		    rows.v[k].p > 0, e)))
+			goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);
@@ -1059,6 +1218,7 @@ done:
 		free(gr.v.v[k].be);
 	free(gr.v.v);
 	lis_result_free(&lr);
+	free(mw.truth);
 	built_free(&b);
 	free(text);
 	free(path);

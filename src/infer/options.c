@@ -39,7 +39,7 @@ struct opt {
 #define OFF(f) offsetof(struct sqlift_infer_opts, f)
 
 static const char *const methods[] = { "exact", "lis", "ground-lis",
-    "brute", NULL };
+    "brute", "map", NULL };
 static const char *const orders[] = { "min-table", "population",
     "rel-min-fill", "min-fill", NULL };
 static const char *const constraints[] = { "setineq", "normal", NULL };
@@ -50,14 +50,16 @@ static const char *const marginals[] = { "auto", "path", "pairs", "counts",
 
 /* In the order of --help. */
 static const struct opt table[] = {
-	{ { "method", "method", 'm', "M", "exact, lis, ground-lis, brute",
+	{ { "method", "method", 'm', "M", "exact, lis, ground-lis, brute, map",
 	    "required",
 	    "exact: lifted, exact (log Z and marginals)\n"
 	    "lis: lifted importance sampling (estimates\n"
 	    "with standard errors, and a trace)\n"
 	    "ground-lis: the same sampler on the ground\n"
 	    "model (every constant its own block)\n"
-	    "brute: exact, by enumerating every world\n" },
+	    "brute: exact, by enumerating every world\n"
+	    "map: the most probable world (lifted search in\n"
+	    "the max semiring, CBC on the ground model)\n" },
 	    OPT_CHOICE, OFF(method), 0, 0, methods, 0, "method" },
 	{ { "order", "order", 0, "O",
 	    "min-table, population, rel-min-fill, min-fill", "min-table",
