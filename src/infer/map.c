@@ -17,6 +17,9 @@
 /* What the local search adds for a false hard grounding, in units of
  * the largest soft weight: enough that no soft gain pays for one. */
 #define HARD_UNITS 1e3
+/* The local search's flips, and its seconds without --max-seconds. */
+#define WALK_FLIPS 1000000
+#define WALK_SECONDS 1.0
 
 /* Truth of grounding k in world truth; stack holds its program. */
 static int
@@ -250,7 +253,7 @@ walksat(const struct ground *g, uint64_t seed, int64_t flips,
 		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
 		const struct ground_formula *f = &g->gf.v[k];
 		const int *code = g->code.v + f->start;
-		if ((*done & 1023) == 1023 && deadline > 0 &&
+		if ((*done & 255) == 255 && deadline > 0 &&
 		    now_seconds() > deadline)
 			break;
 		for (int i = 0; i < f->len && na < 256; i++)
@@ -667,9 +670,10 @@ map_ground(const struct ground *g, double max_seconds, double bound,
 	    !(active = xcalloc(g->gf.n + 1, 1)) ||
 	    !(stack = xmalloc((size_t)max_len(g) * sizeof *stack)))
 		goto oom;
-	/* a first world: the local search, for a tenth of the time */
-	if (walksat(g, seed, 100000 + 10 * (int64_t)g->gf.n, max_seconds > 0 ?
-	    t0 + max_seconds / 10 : 0, w->truth, &w->flips) < 0)
+	/* a first world: the local search, for a tenth of the time (at most
+	 * WALK_SECONDS without --max-seconds: CBC does the rest) */
+	if (walksat(g, seed, WALK_FLIPS, t0 + (max_seconds > 0 ? max_seconds /
+	    10 : WALK_SECONDS), w->truth, &w->flips) < 0)
 		goto oom;
 	best = map_score(g, w->truth);
 	w->cuts = ip_cut(g, w->truth, active, stack);

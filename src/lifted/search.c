@@ -52,8 +52,24 @@ max_combine(const double *terms, int64_t n)
 	return max;
 }
 
-const struct semiring sr_sum = { LOG2, sum_branch, sum_combine };
-const struct semiring sr_max = { 0.0, max_branch, max_combine };
+static double
+sum_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+static double
+max_add(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+const struct semiring sr_sum = { LOG2, sum_branch, sum_combine, sum_add, 1 };
+const struct semiring sr_max = { 0.0, max_branch, max_combine, max_add, 0 };
 
 void
 plan_line(struct eng *g, const char *fmt, ...)
@@ -586,15 +602,14 @@ search_solve(struct eng *g, struct th *t, double *out)
 		free(key.v);
 		key.v = NULL;
 	}
-	/* the multi-block binomial, then the cell graph, in exact sums
-	 * only: the sampler's nodes and the max semiring keep the rules
-	 * below */
+	/* the multi-block binomial in exact sums only, the cell graph in
+	 * exact sums and maxima (it applies the semiring): the sampler's
+	 * nodes keep the rules below */
 	if (!g->smp && !g->ntag && g->sr == &sr_sum && ix.slots[cls] <= 1 &&
 	    arity(g, ix.occ[ix.first[cls]].key[0]) == 1 &&
 	    multibin(g, t, &ix, cls, out, &rc))
 		th_free(t);
-	else if (!g->smp && !g->ntag && g->sr == &sr_sum &&
-	    cellgraph(g, t, &ix, out, &rc))
+	else if (!g->smp && !g->ntag && cellgraph(g, t, &ix, out, &rc))
 		th_free(t);
 	else if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);

@@ -12,6 +12,7 @@
 #include "testutil.h"
 
 static unsigned rs;
+static int lifted_worlds;      /* runs whose world was read back lifted */
 
 static unsigned
 rnd(unsigned n)
@@ -95,6 +96,9 @@ map_check(const char *dbp, int run, const char *mln, const char *u,
 		    (const char *)sqlite3_column_text(st, 0));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+	snprintf(sql, sizeof sql, "SELECT json_extract(stats, '$.world') = "
+	    "'lifted' FROM runs WHERE run_id = %d", run);
+	lifted_worlds += tu_sql_double(dbp, sql) == 1;
 	ck_assert_int_eq(brute_max(mln, w.s, &wmax), 0);
 	ck_assert_msg(fabs(wmax - max) <= 1e-9 * (1 + fabs(max)), "%s run %d: "
 	    "the world scores %.15g, the optimum is %.15g", what, run, wmax,
@@ -188,9 +192,11 @@ START_TEST(test_map_families)
 	};
 	int compared = 0;
 
+	lifted_worlds = 0;
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++)
 		compared += map_case(c[i].mln, c[i].ev, c[i].ow, c[i].what);
 	ck_assert_int_ge(compared, 9);
+	ck_assert_int_ge(lifted_worlds, 6);
 }
 END_TEST
 
@@ -257,11 +263,68 @@ START_TEST(test_map_random)
 }
 END_TEST
 
+/* The cell graph in the max semiring at n = 2100 persons (more ground
+ * atoms than map grounds: the log weight alone): for
+ * 0.8 S(x) ^ S(y) => F(x,y), -0.3 F(x,y), w S(x), the heaviest world
+ * with k smokers has each F(x,y) at its best given S (true where both
+ * smoke: 0.5, else false: 0.8), so the optimum is the largest over k of
+ * 0.5 k^2 + 0.8 (n^2 - k^2) + w k, summed here; explain --method map
+ * names the rule. */
+START_TEST(test_map_cellgraph)
+{
+	static const double ws[] = { 0.5, 300, -2 };
+	const char *dbp = tu_file("cg.db", NULL);
+
+	for (size_t i = 0; i < sizeof ws / sizeof *ws; i++) {
+		struct sqlift_infer_opts o = { 0 };
+		struct buf mb;
+		double best = -INFINITY, n = 2100, lw;
+		int64_t nl, run;
+		char plan[4096];
+		size_t got;
+		FILE *f;
+		sqlift *h;
+
+		unlink(dbp);
+		buf_init(&mb);
+		buf_puts(&mb, "person = {");
+		for (int k = 0; k < (int)n; k++)
+			buf_printf(&mb, "%sP%d", k ? ", " : "", k);
+		buf_printf(&mb, "}\nS(person)\nF(person, person)\n0.8 S(x) ^ S(y) "
+		    "=> F(x,y)\n-0.3 F(x,y)\n%g S(x)\n", ws[i]);
+		for (double k = 0; k <= n; k++) {
+			double v = 0.5 * k * k + 0.8 * (n * n - k * k) + ws[i] * k;
+			if (v > best)
+				best = v;
+		}
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_int_eq(sqlift_load(h, tu_file("cg.mln", mb.s), NULL, 0,
+		    0, &nl), 0);
+		o.method = "map";
+		ck_assert_ptr_nonnull(f = tmpfile());
+		ck_assert_int_eq(sqlift_explain(h, &o, 0, f), 0);
+		rewind(f);
+		got = fread(plan, 1, sizeof plan - 1, f);
+		plan[got] = 0;
+		fclose(f);
+		ck_assert_msg(strstr(plan, "cell graph"), "%s", plan);
+		ck_assert_int_eq(sqlift_infer(h, &o, &run), 0);
+		sqlift_close(h);
+		lw = tu_sql_double(dbp, "SELECT map_log_weight FROM runs");
+		ck_assert_msg(fabs(lw - best) <= 1e-9 * (1 + fabs(best)), "w %g: "
+		    "map %.15g, closed form %.15g", ws[i], lw, best);
+		ck_assert_int_eq((int)tu_sql_double(dbp, "SELECT map_optimal "
+		    "FROM runs"), 1);
+		buf_free(&mb);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = { test_map_families,
-	    test_map_random };
+	    test_map_random, test_map_cellgraph };
 
 	return tu_main("map", 1, tests, sizeof tests / sizeof *tests);
 }
