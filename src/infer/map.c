@@ -664,8 +664,9 @@ map_ground(const struct ground *g, double max_seconds, double bound,
 	memset(w, 0, sizeof *w);
 	w->bound = bound;
 	if (g->zero)
-		return err_set(e, SQLIFT_EZERO, "no world: the evidence violates "
-		    "the hard formula %s", g->zero_why);
+		return err_set(e, SQLIFT_EZERO,
+		    "no world: the evidence violates the hard formula %s",
+		    g->zero_why);
 	if (!(w->truth = xcalloc(n + 1, 1)) || !(x = xcalloc(n + 1, 1)) ||
 	    !(active = xcalloc(g->gf.n + 1, 1)) ||
 	    !(stack = xmalloc((size_t)max_len(g) * sizeof *stack)))

@@ -158,6 +158,7 @@ START_TEST(test_migration_from_v1)
 	    "DROP COLUMN proposal; ALTER TABLE runs DROP COLUMN stats; "
 	    "ALTER TABLE runs DROP COLUMN error; "
 	    "ALTER TABLE runs DROP COLUMN warnings; DROP VIEW marginals_S; "
+	    "DROP VIEW map_S; "
 	    "ALTER TABLE runs DROP COLUMN map_log_weight; "
 	    "ALTER TABLE runs DROP COLUMN map_bound; "
 	    "ALTER TABLE runs DROP COLUMN map_optimal; DROP TABLE map_atoms; "
