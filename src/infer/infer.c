@@ -768,12 +768,13 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	}
 	eng_get_stats(g, &st);
 	buf_printf(stats, "\"nodes\":%lld,\"cache_hits\":%lld,"
-	    "\"decompositions\":%lld,\"powers\":%lld,\"binomials\":%lld,"
+	    "\"decompositions\":%lld,\"powers\":%lld,"
+	    "\"single_occurrences\":%lld,\"binomials\":%lld,"
 	    "\"groundings\":%lld,\"lifted\":%s,\"theory_seconds\":%.3f",
 	    (long long)st.nodes, (long long)st.cache_hits,
 	    (long long)st.decompositions, (long long)st.powers,
-	    (long long)st.binomials, (long long)st.groundings,
-	    rc ? "false" : "true", b->seconds);
+	    (long long)st.single_occ, (long long)st.binomials,
+	    (long long)st.groundings, rc ? "false" : "true", b->seconds);
 	if (rc == SQLIFT_ELIMIT && r->g.natoms > 0) {
 		warn_add(&r->w, "the lifted search stopped (%s): the world and "
 		    "its bound are the ground solver's", r->e->msg);

@@ -59,6 +59,7 @@ struct eng_stats {
 	int64_t cache_hits;
 	int64_t decompositions;    /* AND nodes with several components */
 	int64_t powers;            /* power rule */
+	int64_t single_occ;        /* single occurrence (max semiring) */
 	int64_t binomials;         /* binomial nodes */
 	int64_t multibinomials;    /* of them, multi-block (multibin.c) */
 	int64_t groundings;        /* constants grounded */

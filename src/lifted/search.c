@@ -1,8 +1,9 @@
 /* search.c: the lifted search (Gogate & Domingos's LSD/PTP, with the
  * rules of Mittal et al. 2015): search_solve() takes a simplified theory
  * and returns its log Z through
- *   components (AND) -> cache -> power rule -> multi-block binomial
- *   (multibin.c), cell graph (cellgraph.c), binomial or grounding;
+ *   components (AND) -> cache -> power rule -> single occurrence (max
+ *   only) -> multi-block binomial (multibin.c), cell graph
+ *   (cellgraph.c), binomial or grounding;
  * while sampling it hands nodes to the sampler (sample/node.c). */
 #include <math.h>
 #include <stdarg.h>
@@ -305,6 +306,59 @@ done:
 	return best >= 0;
 }
 
+/* Single occurrence in the max semiring (Mittal et al. 2014; with
+ * setineq constraints, one block at a time as in Mittal et al. 2015):
+ * a block b of n > 1 constants with at most one variable in b in every
+ * clause.  A ground atom then has at most one constant of b, and a
+ * ground clause touches the atoms of one constant c of b ("copy c")
+ * and atoms of no constant of b (shared).  Given the shared atoms the
+ * n copies are alike and independent, so some MAP world gives them the
+ * same values, and the optimum is that of the theory with b one
+ * constant and every clause with a variable in b weighing n times as
+ * much.  Returns 1 when it applies: then it takes t, frees ix and
+ * solves. */
+static int
+single_occ(struct eng *g, struct th *t, struct index *ix, double *out,
+    int *rc)
+{
+	int best = -1;
+
+	*rc = 0;
+	for (int b = 0; b < t->nb; b++) {
+		int ok = t->size[b] >= 2, any = 0;
+		for (size_t i = 0; i < t->c.n && ok; i++) {
+			const struct cl *c = t->c.v[i];
+			int m = 0;
+			for (int v = 0; v < c->nvars; v++)
+				m += c->blk[v] == b;
+			ok = m <= 1;
+			any |= m == 1;
+		}
+		if (ok && any && (best < 0 || t->size[b] > t->size[best]))
+			best = b;
+	}
+	if (best < 0)
+		return 0;
+	{
+		int64_t n = t->size[best];
+		double expected = ix->total;
+		index_free(ix);    /* the child builds its own */
+		g->st.single_occ++;
+		plan_line(g, "single occurrence: %lld %s constants as one, their "
+		    "clauses weighing %lld times", (long long)n,
+		    g->ct->m->types.v[t->type[best]].name, (long long)n);
+		for (size_t i = 0; i < t->c.n; i++) {
+			struct cl *c = t->c.v[i];
+			for (int v = 0; v < c->nvars; v++)
+				if (c->blk[v] == best && !c->hard)
+					c->w *= (double)n;
+		}
+		t->size[best] = 1;
+		*rc = search_child(g, t, NULL, expected, out);
+	}
+	return 1;
+}
+
 /* Generalized binomial on class cls, whose one slot is in block b (or a
  * single ground atom when b < 0): k of its atoms true, for every k.
  * Frees ix. */
@@ -585,6 +639,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 	    ((rc = smp_try(g, t, &ix, &key, h, mark0, &done, out)) || done))
 		goto done;
 	if (power(g, t, &ix, out, &rc))
+		goto store;
+	/* in the max semiring only: a sum counts every copy's worlds */
+	if (!g->smp && g->sr == &sr_max && single_occ(g, t, &ix, out, &rc))
 		goto store;
 	/* order_pick's rules see at most 64 classes */
 	if (!batch && ix.ncls > 64 && g->o.order != ENG_POPULATION)

@@ -185,6 +185,9 @@ START_TEST(test_map_families)
 		    "= y)\n", NULL, NULL },
 		{ "evidence against a hard clause", "t = {A, B}\nP(t)\nQ(t)\n"
 		    "P(x) => Q(x).\n1 P(x)\n", "P(A)\n!Q(A)\n", "P,Q" },
+		{ "single occurrence with shared atoms", "t = {A, B, C}\n"
+		    "u = {E, F}\nP(t)\nS(u)\nR(t,u)\n1.2 P(x) ^ S(y) => R(x,y)\n"
+		    "-0.7 R(x,y)\n0.4 S(y)\n-0.3 P(x)\n", "R(A,E)\n", "P,S,R" },
 		{ "multi-block evidence", "person = {A, B, C, D, E}\nSmokes("
 		    "person)\nCancer(person)\n1.5 Smokes(x) => Cancer(x)\n-0.8 "
 		    "Smokes(x)\n0.6 Smokes(x) ^ Smokes(y) ^ !(x = y)\n",
@@ -195,7 +198,7 @@ START_TEST(test_map_families)
 	lifted_worlds = 0;
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++)
 		compared += map_case(c[i].mln, c[i].ev, c[i].ow, c[i].what);
-	ck_assert_int_ge(compared, 9);
+	ck_assert_int_ge(compared, 10);
 	ck_assert_int_ge(lifted_worlds, 6);
 }
 END_TEST
