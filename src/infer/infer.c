@@ -1143,11 +1143,26 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
 }
 
+/* The result file's lines: the marginals as Alchemy writes them, or for
+ * map Alchemy's MAP format, the true atoms (of the queried predicates,
+ * when there are queries) one a line. */
+static void
+result_rows(const struct run *r, const struct qrows *rows, int map, FILE *f)
+{
+	for (size_t k = 0; k < rows->n; k++)
+		if (!map)
+			fprintf(f, "%s %.9g\n", rows->v[k].atom, rows->v[k].p);
+		else if (rows->v[k].p > 0 && (!r->q.v.n ||
+		    r->queried[rows->v[k].pred]))
+			fprintf(f, "%s\n", rows->v[k].atom);
+}
+
 /* The rows of a finished run, in the write transaction: runs, its
- * groups, trace and marginals. */
+ * groups, trace and marginals (map: its world, into map_atoms). */
 static int
 run_write(struct run *r, const struct store_run *row, const struct groups *gr,
-    const struct qrows *rows, const struct lis_result *lr, int64_t *run_id)
+    const struct qrows *rows, int map, const struct lis_result *lr,
+    int64_t *run_id)
 {
 	struct store *s = r->s;
 	struct err *e = r->e;
@@ -1165,7 +1180,12 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 		    lr->trace[k].log_z, lr->trace[k].stderr_lz, lr->trace[k].ess,
 		    e)))
 			return rc;
-	for (size_t k = 0; rows && k < rows->n; k++)
+	for (size_t k = 0; map && k < rows->n; k++)
+		if ((rc = store_map_atom_add(s, *run_id,
+		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
+		    rows->v[k].p > 0, e)))
+			return rc;
+	for (size_t k = 0; !map && k < rows->n; k++)
 		if ((rc = store_marginal_add(s, *run_id,
 		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
 		    rows->v[k].p, rows->v[k].group, e)))
@@ -1271,24 +1291,15 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	if (o->result_path &&
 	    (rc = result_open(o->result_path, result_tmp, &res, e)))
 		goto done;
-	/* map: Alchemy's MAP format, the true atoms one a line */
-	for (size_t k = 0; res && k < rows.n; k++)
-		if (!map)
-			fprintf(res, "%s %.9g\n", rows.v[k].atom, rows.v[k].p);
-		else if (rows.v[k].p > 0)
-			fprintf(res, "%s\n", rows.v[k].atom);
+	if (res)
+		result_rows(&r, &rows, map, res);
 	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
 	    &res, e)))
 		goto done;
 	/* the one short write: the caller commits it */
 	if ((rc = store_begin(s, e)) ||
-	    (rc = run_write(&r, &row, &gr, map ? NULL : &rows, &lr, run_id)))
+	    (rc = run_write(&r, &row, &gr, &rows, map, &lr, run_id)))
 		goto done;
-	for (size_t k = 0; map && k < rows.n; k++)
-		if ((rc = store_map_atom_add(s, *run_id,
-		    r.m->preds.v[rows.v[k].pred].name, rows.v[k].atom,
-		    rows.v[k].p > 0, e)))
-			goto done;
 	if (o->verbose && o->log)
 		log_summary(o, *run_id, unknown, rows.n, log_z, row.seconds,
 		    lis ? &lr : NULL, gr.v.n, stats.s);

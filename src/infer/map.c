@@ -297,74 +297,165 @@ struct operand {
 };
 
 struct ip {
-	Cbc_Model *m;
 	int ncols;
 	double *obj;           /* per column */
-	size_t capobj;
+	char *integer;         /* per column */
+	size_t capcol;
 	double konst;          /* of the objective */
-	int *rc;               /* a row's scratch */
-	double *rv;
-	size_t caprow;
+	/* rows, in order: row r's terms are rcol/rval[rfirst[r] ..
+	 * rfirst[r + 1]), its bounds rlo[r] .. rhi[r] */
+	int nrows;
+	size_t *rfirst;
+	double *rlo, *rhi;
+	size_t caprows;
+	int *rcol;
+	double *rval;
+	size_t nterms, capterms;
 	int oom;
 };
 
-static int
-ip_grow_row(struct ip *p, size_t n)
+static void
+ip_free(struct ip *p)
 {
-	if (n <= p->caprow)
-		return 0;
-	free(p->rc);
-	free(p->rv);
-	p->caprow = n * 2;
-	p->rc = xmalloc(p->caprow * sizeof *p->rc);
-	p->rv = xmalloc(p->caprow * sizeof *p->rv);
-	return p->rc && p->rv ? 0 : -1;
+	free(p->obj);
+	free(p->integer);
+	free(p->rfirst);
+	free(p->rlo);
+	free(p->rhi);
+	free(p->rcol);
+	free(p->rval);
 }
 
-/* sum coef[i] * l[i] (sense) rhs, with a literal's 1 - x moved over */
+/* Room for a row of n more terms. */
+static int
+ip_grow(struct ip *p, size_t n)
+{
+	if (p->nterms + n > p->capterms) {
+		size_t c = 2 * p->capterms + n + 1024;
+		int *col = realloc(p->rcol, c * sizeof *col);
+		double *val;
+		if (col)
+			p->rcol = col;
+		if (!col || !(val = realloc(p->rval, c * sizeof *val)))
+			return -1;
+		p->rval = val;
+		p->capterms = c;
+	}
+	if ((size_t)p->nrows + 2 > p->caprows) {
+		size_t c = 2 * p->caprows + 1024;
+		size_t *first = realloc(p->rfirst, c * sizeof *first);
+		double *lo, *hi;
+		if (first)
+			p->rfirst = first;
+		if (!first || !(lo = realloc(p->rlo, c * sizeof *lo)))
+			return -1;
+		p->rlo = lo;
+		if (!(hi = realloc(p->rhi, c * sizeof *hi)))
+			return -1;
+		p->rhi = hi;
+		p->caprows = c;
+	}
+	return 0;
+}
+
+/* sum coef[i] * l[i] (sense: 'L' <=, 'G' >=) rhs, with a literal's
+ * 1 - x moved over; a column twice (P(x) v !P(y) at x = y) is one
+ * term, as CBC takes no repeated index in a row */
 static void
 ip_row(struct ip *p, const struct ilit *l, const double *coef, int n,
     char sense, double rhs)
 {
-	if (ip_grow_row(p, (size_t)n + 1) < 0) {
+	size_t first = p->nterms, m = 0;
+
+	if (p->oom || ip_grow(p, (size_t)n) < 0) {
 		p->oom = 1;
 		return;
 	}
-	/* a column twice (P(x) v !P(y) at x = y) is one term: CBC takes
-	 * no repeated index in a row */
-	int m = 0;
 	for (int i = 0; i < n; i++) {
 		double v = l[i].neg ? -coef[i] : coef[i];
-		int j = 0;
+		size_t j = 0;
 		if (l[i].neg)
 			rhs -= coef[i];
-		while (j < m && p->rc[j] != l[i].col)
+		while (j < m && p->rcol[first + j] != l[i].col)
 			j++;
 		if (j == m) {
-			p->rc[m] = l[i].col;
-			p->rv[m++] = v;
+			p->rcol[first + m] = l[i].col;
+			p->rval[first + m++] = v;
 		} else
-			p->rv[j] += v;
+			p->rval[first + j] += v;
 	}
-	Cbc_addRow(p->m, "", m, p->rc, p->rv, sense, rhs);
+	p->rfirst[p->nrows] = first;
+	p->rlo[p->nrows] = sense == 'G' ? rhs : -INFINITY;
+	p->rhi[p->nrows] = sense == 'L' ? rhs : INFINITY;
+	p->nrows++;
+	p->nterms = first + m;
+	p->rfirst[p->nrows] = p->nterms;
 }
 
 static int
 ip_col(struct ip *p, int integer)
 {
-	if ((size_t)p->ncols + 1 > p->capobj) {
-		size_t cap = p->capobj ? 2 * p->capobj : 1024;
-		double *v = realloc(p->obj, cap * sizeof *v);
-		if (!v) {
+	if ((size_t)p->ncols + 1 > p->capcol) {
+		size_t c = 2 * p->capcol + 1024;
+		double *obj = realloc(p->obj, c * sizeof *obj);
+		char *in;
+		if (obj)
+			p->obj = obj;
+		if (!obj || !(in = realloc(p->integer, c))) {
 			p->oom = 1;
 			return 0;
 		}
-		p->obj = v;
-		p->capobj = cap;
+		p->integer = in;
+		p->capcol = c;
 	}
 	p->obj[p->ncols] = 0;
-	Cbc_addCol(p->m, "", 0, 1, 0, (char)integer, 0, NULL, NULL);
+	p->integer[p->ncols] = (char)integer;
 	return p->ncols++;
+}
+
+/* The program into CBC, columns first (Cbc_loadProblem takes the
+ * matrix by columns): one load, where adding rows one by one costs a
+ * copy of the matrix each. */
+static Cbc_Model *
+ip_load(struct ip *p)
+{
+	CoinBigIndex *start = xcalloc((size_t)p->ncols + 2, sizeof *start);
+	int *idx = xmalloc((p->nterms + 1) * sizeof *idx);
+	double *val = xmalloc((p->nterms + 1) * sizeof *val);
+	double *lo = xcalloc((size_t)p->ncols + 1, sizeof *lo);
+	double *hi = xmalloc(((size_t)p->ncols + 1) * sizeof *hi);
+	CoinBigIndex *fill = xmalloc(((size_t)p->ncols + 1) * sizeof *fill);
+	Cbc_Model *m = NULL;
+
+	if (!start || !idx || !val || !lo || !hi || !fill)
+		goto done;
+	for (size_t t = 0; t < p->nterms; t++)
+		start[p->rcol[t] + 1]++;
+	for (int c = 0; c < p->ncols; c++) {
+		start[c + 1] += start[c];
+		fill[c] = start[c];
+		hi[c] = 1;
+	}
+	for (int r = 0; r < p->nrows; r++)
+		for (size_t t = p->rfirst[r]; t < p->rfirst[r + 1]; t++) {
+			CoinBigIndex k = fill[p->rcol[t]]++;
+			idx[k] = r;
+			val[k] = p->rval[t];
+		}
+	m = Cbc_newModel();
+	Cbc_loadProblem(m, p->ncols, p->nrows, start, idx, val, lo, hi, p->obj,
+	    p->rlo, p->rhi);
+	for (int c = 0; c < p->ncols; c++)
+		if (p->integer[c])
+			Cbc_setInteger(m, c);
+done:
+	free(start);
+	free(idx);
+	free(val);
+	free(lo);
+	free(hi);
+	free(fill);
+	return m;
 }
 
 /* z = list o (dir > 0: only z <= o, dir < 0: only z >= o, 0: both) */
@@ -569,21 +660,14 @@ ip_solve(const struct ground *g, const char *active, const signed char *start,
 	struct ip p = { 0 };
 	struct operand *st;
 	size_t n = g->unk_atom.n;
-	int *idx = NULL;
+	int *idx = NULL, ns = 0;
 	double *val = NULL;
-	int ns = 0;
+	Cbc_Model *m = NULL;
 
 	*have = *proven = *infeasible = 0;
 	*ub = INFINITY;
 	if (!(st = xcalloc((size_t)max_len(g) + 1, sizeof *st)))
 		return -1;
-	p.m = Cbc_newModel();
-	Cbc_setLogLevel(p.m, 0);
-	Cbc_setObjSense(p.m, -1);
-	Cbc_setAllowableGap(p.m, 1e-10);
-	Cbc_setAllowableFractionGap(p.m, 0);
-	if (seconds > 0)
-		Cbc_setMaximumSeconds(p.m, seconds);
 	p.konst = g->log_const;
 	for (size_t u = 0; u < n; u++)
 		(void)ip_col(&p, 1);
@@ -595,41 +679,42 @@ ip_solve(const struct ground *g, const char *active, const signed char *start,
 			p.konst += f->weight;
 	}
 	if (!p.oom) {
-		for (int c = 0; c < p.ncols; c++)
-			if (p.obj[c] != 0)
-				Cbc_setObjCoeff(p.m, c, p.obj[c]);
 		idx = xmalloc((n + 1) * sizeof *idx);
 		val = xmalloc((n + 1) * sizeof *val);
-		if (!idx || !val)
+		if (!idx || !val || !(m = ip_load(&p)))
 			p.oom = 1;
-		for (size_t u = 0; !p.oom && u < n; u++)
+	}
+	if (!p.oom) {
+		const double *sol;
+		Cbc_setLogLevel(m, 0);
+		Cbc_setObjSense(m, -1);
+		Cbc_setAllowableGap(m, 1e-10);
+		Cbc_setAllowableFractionGap(m, 0);
+		if (seconds > 0)
+			Cbc_setMaximumSeconds(m, seconds);
+		for (size_t u = 0; u < n; u++)
 			if (start[u]) {
 				idx[ns] = (int)u;
 				val[ns++] = 1;
 			}
-		if (!p.oom) {
-			Cbc_setMIPStartI(p.m, ns, idx, val);
-			Cbc_solve(p.m);
-		}
-	}
-	if (!p.oom) {
-		const double *sol = Cbc_bestSolution(p.m);
-		*infeasible = Cbc_isProvenInfeasible(p.m);
-		*proven = Cbc_isProvenOptimal(p.m);
+		Cbc_setMIPStartI(m, ns, idx, val);
+		Cbc_solve(m);
+		sol = Cbc_bestSolution(m);
+		*infeasible = Cbc_isProvenInfeasible(m);
+		*proven = Cbc_isProvenOptimal(m);
 		if (sol) {
 			*have = 1;
 			for (size_t u = 0; u < n; u++)
 				x[u] = sol[u] > 0.5;
 		}
 		if (*proven && sol)
-			*ub = Cbc_getObjValue(p.m) + p.konst;
+			*ub = Cbc_getObjValue(m) + p.konst;
 		else if (!*infeasible)
-			*ub = Cbc_getBestPossibleObjValue(p.m) + p.konst;
+			*ub = Cbc_getBestPossibleObjValue(m) + p.konst;
 	}
-	Cbc_deleteModel(p.m);
-	free(p.obj);
-	free(p.rc);
-	free(p.rv);
+	if (m)
+		Cbc_deleteModel(m);
+	ip_free(&p);
 	free(st);
 	free(idx);
 	free(val);
