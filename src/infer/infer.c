@@ -754,10 +754,10 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	/* the ground solver gets the rest of the time */
 	eo.max_seconds = o->max_seconds / 2;
 	eo.max_memory = (double)o->max_memory;
-	if ((rc = build_finish(b, r->dom, r->e)) ||
-	    (rc = eng_new(b->t, &eo, &g, r->e)))
-		goto done;
-	rc = eng_log_z(g, lv, r->e);
+	b->ev->max_seconds = o->max_seconds / 2;
+	if (!(rc = build_finish(b, r->dom, r->e)) &&
+	    !(rc = eng_new(b->t, &eo, &g, r->e)))
+		rc = eng_log_z(g, lv, r->e);
 	if (!rc && r->g.natoms > 0) {
 		rc = eng_map_world(g, class_put, cl, &cl->memb, cls, r->e);
 		cl->ntypes = (int)r->m->types.n;
@@ -766,7 +766,9 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 			rc = 0;
 		}
 	}
-	eng_get_stats(g, &st);
+	memset(&st, 0, sizeof st);
+	if (g)
+		eng_get_stats(g, &st);
 	buf_printf(stats, "\"nodes\":%lld,\"cache_hits\":%lld,"
 	    "\"decompositions\":%lld,\"powers\":%lld,"
 	    "\"single_occurrences\":%lld,\"binomials\":%lld,"
@@ -783,7 +785,6 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 		*lv += b->k;
 		*lifted = 1;
 	}
-done:
 	eng_free(g);
 	return rc;
 }
@@ -815,7 +816,16 @@ map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 		buf_puts(stats, ",\"world\":\"none\"}");
 		goto done;
 	}
-	if ((rc = ground_formulas(&r->g, r->e)))
+	if ((rc = ground_formulas(&r->g, r->e)) == SQLIFT_ELIMIT && lifted) {
+		warn_add(&r->w, "the world is not written: %s; its log weight is "
+		    "the lifted search's", r->e->msg);
+		w->log_weight = w->bound = lv;
+		w->proven = 1;
+		buf_puts(stats, ",\"world\":\"none\"}");
+		rc = 0;
+		goto done;
+	}
+	if (rc)
 		goto done;
 	if (lifted && cls) {
 		/* the lifted world, checked by scoring it on the ground model */
