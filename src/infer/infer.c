@@ -781,6 +781,12 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 		warn_add(&r->w, "the lifted search stopped (%s): the world and "
 		    "its bound are the ground solver's", r->e->msg);
 		rc = 0;
+	} else if (rc == SQLIFT_ELIMIT) {
+		char why[sizeof r->e->msg];
+		snprintf(why, sizeof why, "%s", r->e->msg);
+		rc = err_set(r->e, SQLIFT_ELIMIT, "map: the lifted search stopped "
+		    "(%s) and the model has more than %d ground atoms for the "
+		    "ground solver", why, MAP_GROUND_ATOMS);
 	} else if (!rc) {
 		*lv += b->k;
 		*lifted = 1;
