@@ -323,11 +323,69 @@ START_TEST(test_map_cellgraph)
 }
 END_TEST
 
+/* The outputs: -r writes the world's true atoms of the queried
+ * predicates, one a line (Alchemy's MAP format); the view map_R has the
+ * world's R rows with a column per argument; explain --method map names
+ * the single-occurrence rule on a model where it applies; every
+ * unknown atom has its row in map_atoms. */
+START_TEST(test_map_outputs)
+{
+	const char *dbp = tu_file("o.db", NULL), *res = tu_file("o.result",
+	    NULL);
+	const char *mln = "t = {A, B, C}\nu = {E, F}\nP(t)\nS(u)\nR(t,u)\n"
+	    "1.2 P(x) ^ S(y) => R(x,y)\n-0.7 R(x,y)\n0.4 S(y)\n0.3 P(x)\n";
+	struct sqlift_infer_opts o = { 0 };
+	char plan[4096], line[128], sql[256];
+	int64_t n, run;
+	size_t got;
+	int lines = 0;
+	FILE *f;
+	sqlift *h;
+
+	unlink(dbp);
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_int_eq(sqlift_load(h, tu_file("o.mln", mln), NULL, 0, 0, &n),
+	    0);
+	o.method = "map";
+	ck_assert_ptr_nonnull(f = tmpfile());
+	ck_assert_int_eq(sqlift_explain(h, &o, 0, f), 0);
+	rewind(f);
+	got = fread(plan, 1, sizeof plan - 1, f);
+	plan[got] = 0;
+	fclose(f);
+	ck_assert_msg(strstr(plan, "single occurrence: 3 t constants"), "%s",
+	    plan);
+	o.queries = "R,P";
+	o.result_path = res;
+	ck_assert_int_eq(sqlift_infer(h, &o, &run), 0);
+	sqlift_close(h);
+	ck_assert_ptr_nonnull(f = fopen(res, "r"));
+	while (fgets(line, sizeof line, f)) {
+		line[strcspn(line, "\n")] = 0;
+		ck_assert_msg(line[0] == 'R' || line[0] == 'P', "%s", line);
+		snprintf(sql, sizeof sql, "SELECT truth FROM map_atoms WHERE atom "
+		    "= '%s'", line);
+		ck_assert_msg(tu_sql_double(dbp, sql) == 1, "%s", line);
+		lines++;
+	}
+	fclose(f);
+	ck_assert_int_eq(lines, (int)tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "map_atoms WHERE truth = 1 AND predicate IN ('R', 'P')"));
+	ck_assert_int_eq((int)tu_sql_double(dbp, "SELECT count(*) FROM map_R "
+	    "WHERE t IS NOT NULL AND u IS NOT NULL"), 6);
+	ck_assert_int_eq((int)tu_sql_double(dbp, "SELECT count(*) FROM map_R "
+	    "JOIN map_atoms USING (run_id, atom, truth)"), 6);
+	/* 3 P, 2 S and 6 R atoms */
+	ck_assert_int_eq((int)tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "map_atoms"), 11);
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = { test_map_families,
-	    test_map_random, test_map_cellgraph };
+	    test_map_random, test_map_cellgraph, test_map_outputs };
 
 	return tu_main("map", 1, tests, sizeof tests / sizeof *tests);
 }
