@@ -211,7 +211,7 @@ START_TEST(test_map_random)
 {
 	static const char *tc[] = { "A", "B", "C" };
 	int compared = 0, cases = 0;
-	unsigned hi = tu_slow() ? 300 : 24;
+	unsigned hi = tu_slow() ? 200 : 12;
 
 	for (unsigned seed = 1; seed <= hi; seed++) {
 		struct buf mb, eb;
@@ -261,8 +261,8 @@ START_TEST(test_map_random)
 		buf_free(&mb);
 		buf_free(&eb);
 	}
-	ck_assert_int_ge(cases, tu_slow() ? 180 : 15);
-	ck_assert_int_ge(compared, tu_slow() ? 100 : 9);
+	ck_assert_int_ge(cases, tu_slow() ? 120 : 7);
+	ck_assert_int_ge(compared, tu_slow() ? 70 : 4);
 }
 END_TEST
 
