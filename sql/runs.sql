@@ -9,21 +9,27 @@
 INSERT INTO runs (run_id, method, status, log_z, seed, parameters, queries,
   job_file, model_fingerprint, evidence_fingerprint, unknown_atoms,
   query_atoms, started_at, finished_at, seconds, sqlift_version, stats,
-  log_z_stderr, samples, ess, proposal, error, warnings)
+  log_z_stderr, samples, ess, proposal, error, warnings, map_log_weight,
+  map_bound, map_optimal)
 VALUES (coalesce((SELECT max(m) FROM (
     SELECT max(run_id) AS m FROM runs
     UNION ALL SELECT max(run_id) FROM run_marginals
     UNION ALL SELECT max(run_id) FROM run_groups
-    UNION ALL SELECT max(run_id) FROM run_trace)), 0) + 1,
+    UNION ALL SELECT max(run_id) FROM run_trace
+    UNION ALL SELECT max(run_id) FROM map_atoms)), 0) + 1,
   ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12,
   strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-  ?20, ?21);
+  ?20, ?21, ?22, ?23, ?24);
 
 -- name: marginal_put
 -- args: the atom's constants, for the views marginals_<predicate>
 INSERT INTO run_marginals (run_id, predicate, atom, probability, group_id,
   args)
 VALUES (?1, ?2, ?3, ?4, ?5, sqlift_args(?2, ?3));
+
+-- name: map_atom_put
+INSERT INTO map_atoms (run_id, predicate, atom, truth, args)
+VALUES (?1, ?2, ?3, ?4, sqlift_args(?2, ?3));
 
 -- name: group_put
 INSERT INTO run_groups (run_id, group_id, predicate, atoms, probability,

@@ -1,4 +1,5 @@
-/* cmd-explain.c: sqlift explain DB [-q ...] [--constraints setineq|normal] */
+/* cmd-explain.c: sqlift explain DB [-q ...] [--constraints setineq|normal]
+ * [--method exact|map] */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +15,7 @@ run(int argc, char **argv)
 		{ "ow", required_argument, NULL, 'O' },
 		{ "cw", required_argument, NULL, 'C' },
 		{ "constraints", required_argument, NULL, 'c' },
+		{ "method", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 }
 	};
 	sqlift_infer_opts *o;
@@ -24,8 +26,14 @@ run(int argc, char **argv)
 	if (!(o = sqlift_infer_opts_new()))
 		return cli_fail(SQLIFT_ENOMEM, "out of memory");
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "q:f:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "q:f:m:", opts, NULL)) != -1) {
+		if (c == 'm' && strcmp(optarg, "exact") && strcmp(optarg, "map")) {
+			sqlift_infer_opts_free(o);
+			return cli_usage(&cmd_explain, "--method is exact or map, "
+			    "not '%s'", optarg);
+		}
 		key = c == 'q' ? "queries" : c == 'f' ? "query_file" :
+		    c == 'm' ? "method" :
 		    c == 'O' ? "open_world" : c == 'C' ? "closed_world" : NULL;
 		if (c == 'c' && !strcmp(optarg, "normal"))
 			normal = 1;
@@ -54,7 +62,7 @@ run(int argc, char **argv)
 
 const struct cli_cmd cmd_explain = {
 	"explain", "DB [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
-	"[--cw PRED,...] [--constraints setineq|normal]",
+	"[--cw PRED,...] [--constraints setineq|normal] [-m exact|map]",
 	"Prints the constrained theory that lifted inference works on: the\n"
 	"blocks of each domain, each clause with its constraints over those\n"
 	"blocks once the evidence is folded in, and the log-weight constant of\n"
@@ -62,7 +70,9 @@ const struct cli_cmd cmd_explain = {
 	"  -q, -f, --ow, --cw  as for infer: they decide open and closed world\n"
 	"  --constraints C     setineq (default) or normal: every constant of\n"
 	"                      the evidence its own block, the Normal form of\n"
-	"                      Mittal et al.\n",
+	"                      Mittal et al.\n"
+	"  -m, --method M      exact (default): the plan of log Z; map: the\n"
+	"                      plan of the MAP search (the max semiring)\n",
 	run,
 	NULL
 };

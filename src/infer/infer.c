@@ -18,51 +18,13 @@
 #include "evidence/evidence.h"
 #include "infer/ground.h"
 #include "infer/infer.h"
+#include "infer/infer-int.h"
+#include "infer/map.h"
 #include "infer/warn.h"
 #include "sample/gibbs.h"
 #include "sample/lis.h"
 #include "lifted/engine.h"
 #include "lifted/theory.h"
-
-struct run {
-	struct store *s;
-	struct mln_model *m;
-	struct mln_domain *dom;
-	struct ground g;
-	int *store_pred;       /* model pred -> store index */
-	int *closed;
-	int *queried;          /* model pred is named by a query */
-	int *forced_ow;
-	struct query_list q;
-	unsigned char *is_query;  /* per ground atom */
-	double max_seconds;    /* for building the theory too */
-	struct warns w;        /* infer_run's, for runs.warnings */
-	struct err *e;
-};
-
-/* One query atom's marginal; group -1 when not from a lifted group. */
-struct qrow {
-	int pred;
-	int64_t group;
-	double p;
-	char *atom;
-};
-struct qrows {
-	struct qrow *v;
-	size_t n, cap;
-};
-
-/* Groups of interchangeable query atoms, with their marginals. */
-struct group {
-	int pred;
-	double atoms, p, se;
-	double rhat;           /* NaN but for samplers of several chains */
-	int *be;               /* block[arity], then eq[arity] (lis) */
-};
-struct groups {
-	struct smap ids;       /* key text -> index */
-	VEC(struct group) v;
-};
 
 static void
 qrows_free(struct qrows *q)
@@ -146,8 +108,8 @@ query_match(const struct query_atom *qa, int arity, const int *fixed,
 }
 
 /* Marks the ground atoms that a query item names. */
-static int
-mark_query(struct run *r, const struct query_atom *qa, const char *where)
+int
+infer_mark_query(struct run *r, const struct query_atom *qa, const char *where)
 {
 	int p, fixed[64], idx[64], rc;
 
@@ -447,19 +409,6 @@ exact_queries(struct run *r, const struct ct_theory *t, struct eng *g,
 	return 0;
 }
 
-/* The constrained theory of a run: cubes built, clauses of the model,
- * evidence folded in (normal: the Normal form).  Shared by exact
- * inference and explain. */
-struct built {
-	struct mln_model *c;       /* the clause model */
-	struct ct_evidence *ev;
-	struct ct_theory *t;
-	int *closed;
-	double k;                  /* the clause conversion's constant */
-	double t0;                 /* when the build started */
-	double seconds;            /* to build all this */
-};
-
 static void
 built_free(struct built *b)
 {
@@ -483,7 +432,7 @@ build_read(struct run *r, int normal, struct built *b)
 	b->t0 = now_seconds();
 	if ((rc = cube_build_all(r->s, NULL, e)))
 		return rc;
-	if ((rc = mln_to_clauses(r->m, r->dom, 0, &b->c, &b->k, e)))
+	if ((rc = mln_to_clauses(r->m, r->dom, r->map, &b->c, &b->k, e)))
 		return rc;
 	if (!(b->closed = xcalloc(b->c->preds.n + 1, sizeof *b->closed)))
 		return err_oom(e);
@@ -496,8 +445,8 @@ build_read(struct run *r, int normal, struct built *b)
 }
 
 /* The rest, from memory: the constrained theory. */
-static int
-build_finish(struct built *b, const struct mln_domain *dom, struct err *e)
+int
+infer_build_finish(struct built *b, const struct mln_domain *dom, struct err *e)
 {
 	int rc = ct_build(b->c, dom, b->ev, &b->t, e);
 
@@ -510,7 +459,7 @@ build_theory(struct run *r, int normal, struct built *b)
 {
 	int rc = build_read(r, normal, b);
 
-	return rc ? rc : build_finish(b, r->dom, r->e);
+	return rc ? rc : infer_build_finish(b, r->dom, r->e);
 }
 
 /* Exact lifted inference: the constrained theory of the model and the
@@ -530,7 +479,7 @@ exact_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	eo.max_nodes = o->max_nodes;
 	eo.max_seconds = o->max_seconds;
 	eo.max_memory = (double)o->max_memory;
-	if ((rc = build_finish(b, r->dom, e)) ||
+	if ((rc = infer_build_finish(b, r->dom, e)) ||
 	    (rc = eng_new(b->t, &eo, &g, e)) ||
 	    (rc = eng_log_z(g, log_z, e)) ||
 	    (rc = exact_queries(r, b->t, g, *log_z, gr, rows)))
@@ -585,7 +534,7 @@ lis_solve(struct run *r, const struct sqlift_infer_opts *o, int ground,
 	lo.progress_arg = o->progress_arg;
 	lo.marginals = o->marginals ? lis_marginals_parse(o->marginals) :
 	    LIS_AUTO;
-	if ((rc = build_finish(b, r->dom, e)) ||
+	if ((rc = infer_build_finish(b, r->dom, e)) ||
 	    (rc = exact_queries(r, b->t, NULL, 0, gr, rows)))
 		goto done;
 	if (!(lg = xcalloc(gr->v.n + 1, sizeof *lg))) {
@@ -643,7 +592,7 @@ brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
 	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)))
 		return err_oom(r->e);
 	for (size_t i = 0; i < r->q.v.n; i++)
-		if ((rc = mark_query(r, &r->q.v.v[i], "query")))
+		if ((rc = infer_mark_query(r, &r->q.v.v[i], "query")))
 			return rc;
 	if ((rc = ground_formulas(&r->g, r->e)))
 		return rc;
@@ -668,117 +617,6 @@ brute_run(struct run *r, double *log_z, struct qrows *rows, int64_t *unknown)
 	}
 done:
 	free(marg);
-	return rc;
-}
-
-/* Gibbs sampling on the ground model, its atoms read (ground_atoms):
- * each unknown query atom its own group, with its standard error; the
- * largest R-hat of each query predicate in stats and, above
- * WARN_RHAT_MAX, in the warnings. */
-static int
-gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
-    struct groups *gr, struct qrows *rows, struct buf *stats,
-    struct gibbs_result *res, int64_t *unknown)
-{
-	struct gibbs_opts go = { 0 };
-	VEC(int) track = { 0 };
-	double *rmax = NULL, t0, t1;
-	int rc;
-
-	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
-	    o->block_size : GB_BLOCK_DEFAULT) : 1;
-	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
-	    1000;
-	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
-	    go.sweeps > 0 ? go.sweeps / 10 : 100;
-	go.max_seconds = o->max_seconds;
-	go.seed = o->seed;
-	go.chains = o->chains > 0 ? o->chains : 4;
-	go.threads = o->threads > 0 ? o->threads : 1;
-	go.progress = o->progress;
-	go.progress_arg = o->progress_arg;
-	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)) ||
-	    !(rmax = xcalloc(r->m->preds.n + 1, sizeof *rmax)))
-		return err_oom(r->e);
-	for (size_t i = 0; i < r->q.v.n; i++)
-		if ((rc = mark_query(r, &r->q.v.v[i], "query")))
-			goto done;
-	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
-	r->g.who = o->method;
-	t0 = now_seconds();
-	if ((rc = ground_formulas(&r->g, r->e)))
-		goto done;
-	t1 = now_seconds();
-	*unknown = (int64_t)r->g.unk_atom.n;
-	for (int64_t a = 0; a < r->g.natoms; a++) {
-		struct qrow q = { 0, -1, 0, NULL };
-		int idx[64];
-		if (!r->is_query[a])
-			continue;
-		q.pred = ground_atom_decode(&r->g, a, idx);
-		if (r->g.truth[a] >= 0)
-			q.p = r->g.truth[a];
-		else {
-			struct group x = { q.pred, 1, 0, 0, NAN, NULL };
-			q.group = (int64_t)gr->v.n;
-			if (VEC_PUSH(gr->v, x) < 0 ||
-			    VEC_PUSH(track, r->g.unk[a]) < 0) {
-				rc = err_oom(r->e);
-				goto done;
-			}
-		}
-		if (!(q.atom = ground_atom_text(&r->g, a)) ||
-		    VEC_PUSH(*rows, q) < 0) {
-			free(q.atom);
-			rc = err_oom(r->e);
-			goto done;
-		}
-	}
-	if ((rc = gibbs_run(&r->g, &go, track.v, track.n, res, r->e)))
-		goto done;
-	for (size_t k = 0; k < gr->v.n; k++) {
-		int p = gr->v.v[k].pred;
-		gr->v.v[k].p = res->p[k];
-		gr->v.v[k].se = res->se[k];
-		gr->v.v[k].rhat = res->rhat[k];
-		if (!(res->rhat[k] <= rmax[p]))
-			rmax[p] = res->rhat[k];
-	}
-	for (size_t k = 0; k < rows->n; k++)
-		if (rows->v[k].group >= 0)
-			rows->v[k].p = gr->v.v[rows->v[k].group].p;
-	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
-	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
-	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
-	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
-	    (long long)res->sweeps, (long long)go.burn_in,
-	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
-	    r->g.gf.n, r->g.code.n, t1 - t0);
-	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
-		const char *name = r->m->preds.v[p].name;
-		int used = 0;
-		for (size_t k = 0; k < gr->v.n && !used; k++)
-			used = gr->v.v[k].pred == (int)p;
-		if (!used)
-			continue;
-		if (isfinite(rmax[p]))
-			buf_printf(stats, "%s\"%s\":%.4f", n++ ? "," : "", name,
-			    rmax[p]);
-		else
-			buf_printf(stats, "%s\"%s\":null", n++ ? "," : "", name);
-		if (!(rmax[p] <= WARN_RHAT_MAX) && go.chains > 1) {
-			char what[300];
-			snprintf(what, sizeof what, "%s's marginals", name);
-			warn_rhat(&r->w, what, isnan(rmax[p]) ? INFINITY :
-			    rmax[p]);
-		}
-	}
-	buf_printf(stats, "}}");
-	if (stats->oom)
-		rc = err_oom(r->e);
-done:
-	free(track.v);
-	free(rmax);
 	return rc;
 }
 
@@ -814,10 +652,11 @@ log_summary(const struct sqlift_infer_opts *o, int64_t id, int64_t unknown,
 
 	for (int k = 0; k < 3; k++) {
 		buf_init(&b);
-		if (k == 0 && isnan(log_z))  /* gibbs: no estimate of Z */
-			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
-			    "atoms, %.3f s", (long long)id, o->method,
-			    (long long)unknown, nrows, seconds);
+		if (k == 0 && isnan(log_z))  /* gibbs, map: no estimate of Z */
+			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu %s, "
+			    "%.3f s", (long long)id, o->method, (long long)unknown, nrows,
+			    strcmp(o->method, "map") ? "query atoms" :
+			    "atoms in the world", seconds);
 		else if (k == 0)
 			buf_printf(&b, "run %lld: %s, %lld unknown atoms, %zu query "
 			    "atoms, log Z = %.12g, %.3f s", (long long)id, o->method,
@@ -976,6 +815,7 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 	f->row.evidence_fp = f->evfp;
 	f->row.started_at = f->started;
 	f->row.log_z = NAN;
+	f->row.map_log_weight = NAN;
 	f->row.seed = o->seed;
 	f->row.unknown_atoms = f->row.query_atoms = -1;
 	f->row.seconds = seconds;
@@ -999,10 +839,27 @@ infer_failure_record(struct store *s, struct infer_failure *f)
 	infer_failure_free(f);
 }
 
+/* Ground atoms of the model (evidence included): what grounding it
+ * would take. */
+static double
+map_atoms_total(const struct run *r)
+{
+	double n = 0;
+
+	for (size_t p = 0; p < r->m->preds.n; p++) {
+		double k = 1;
+		for (int i = 0; i < r->m->preds.v[p].arity; i++)
+			k *= r->dom[r->m->preds.v[p].types[i]].n;
+		n += k;
+	}
+	return n;
+}
+
 /* The read phase of a run, in one snapshot of the database: the model,
  * queries and domains (run_setup), then for method (0 exact, 1 lis,
- * 2 ground-lis) the cubes, clauses and evidence by block into b, and the
- * count of unknown atoms, or for -1 (brute) the ground atoms; and the
+ * 2 ground-lis, 3 map) the cubes, clauses and evidence by block into b,
+ * and the count of unknown atoms (map: also the ground atoms, when at
+ * most MAP_GROUND_ATOMS), or for -1 (brute) the ground atoms; and the
  * fingerprint of the evidence read, which the run records. */
 static int
 run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
@@ -1021,11 +878,29 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		    r->closed, r->e);
 	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
 		rc = count_unknown(r, unknown);
+	/* map: the world is found and written on the ground model */
+	if (!rc && method == 3 && map_atoms_total(r) <= MAP_GROUND_ATOMS)
+		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+		    r->closed, r->e);
 	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
 }
 
+/* The result file's lines: the marginals as Alchemy writes them, or for
+ * map Alchemy's MAP format, the true atoms (of the queried predicates,
+ * when there are queries) one a line. */
+static void
+result_rows(const struct run *r, const struct qrows *rows, int map, FILE *f)
+{
+	for (size_t k = 0; k < rows->n; k++)
+		if (!map)
+			fprintf(f, "%s %.9g\n", rows->v[k].atom, rows->v[k].p);
+		else if (rows->v[k].p > 0 && (!r->q.v.n ||
+		    r->queried[rows->v[k].pred]))
+			fprintf(f, "%s\n", rows->v[k].atom);
+}
+
 /* The rows of a finished run, in the write transaction: runs, its
- * groups, trace and marginals. */
+ * groups, trace and marginals (map: its world, into map_atoms). */
 static int
 run_write(struct run *r, const struct store_run *row, const struct groups *gr,
     const struct qrows *rows, const struct lis_result *lr,
@@ -1052,7 +927,12 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 		    gres->trace[k].sweeps, gres->trace[k].seconds,
 		    gres->trace[k].estimate, e)))
 			return rc;
-	for (size_t k = 0; k < rows->n; k++)
+	for (size_t k = 0; r->map && k < rows->n; k++)
+		if ((rc = store_map_atom_add(s, *run_id,
+		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
+		    rows->v[k].p > 0, e)))
+			return rc;
+	for (size_t k = 0; !r->map && k < rows->n; k++)
 		if ((rc = store_marginal_add(s, *run_id,
 		    r->m->preds.v[rows->v[k].pred].name, rows->v[k].atom,
 		    rows->v[k].p, rows->v[k].group, e)))
@@ -1074,9 +954,10 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis, gibbs, kept;
+	int rc, exact, lis, gibbs, map, kept;
 	struct lis_result lr = { 0 };
 	struct gibbs_result gres = { 0 };
+	struct map_world mw = { 0 };
 	struct built b = { 0 };
 
 	*result_tmp = NULL;
@@ -1095,10 +976,12 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
 	gibbs = o->method && (!strcmp(o->method, "gibbs") ||
 	    !strcmp(o->method, "blocked-gibbs"));
-	if (!o->method || (!exact && !lis && !gibbs &&
+	map = o->method && !strcmp(o->method, "map");
+	r.map = map;
+	if (!o->method || (!exact && !lis && !gibbs && !map &&
 	    strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs)",
+		    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, map)",
 		    o->method ? o->method : "");
 		goto done;
 	}
@@ -1107,8 +990,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	/* read the inputs in a snapshot, compute with no lock held */
-	rc = run_read(&r, o, exact ? 0 : lis ? lis : -1, &b, &text, &path, &fp,
-	    evfp, &unknown);
+	rc = run_read(&r, o, exact ? 0 : lis ? lis : map ? 3 : -1, &b, &text,
+	    &path, &fp, evfp, &unknown);
 	store_rollback(s);
 	if (rc || (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
 		goto done;
@@ -1120,7 +1003,10 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		if (!rc)
 			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
 	} else if (gibbs) {
-		rc = gibbs_solve(&r, o, &gr, &rows, &stats, &gres, &unknown);
+		rc = infer_gibbs_solve(&r, o, &gr, &rows, &stats, &gres, &unknown);
+	} else if (map) {
+		if (!(rc = infer_map_solve(&r, o, &b, &mw, &stats)))
+			rc = infer_map_rows(&r, &mw, &rows);
 		log_z = NAN;
 	} else
 		rc = brute_run(&r, &log_z, &rows, &unknown);
@@ -1154,12 +1040,15 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		row.log_z_stderr = NAN;
 		row.ess = NAN;
 	}
+	row.map_log_weight = map ? mw.log_weight : NAN;
+	row.map_bound = mw.bound;
+	row.map_optimal = mw.proven;
 	row.seconds = now_seconds() - t0;
 	if (o->result_path &&
 	    (rc = result_open(o->result_path, result_tmp, &res, e)))
 		goto done;
-	for (size_t k = 0; res && k < rows.n; k++)
-		fprintf(res, "%s %.9g\n", rows.v[k].atom, rows.v[k].p);
+	if (res)
+		result_rows(&r, &rows, map, res);
 	if (res && (rc = result_close(o->result_path, *result_tmp != NULL,
 	    &res, e)))
 		goto done;
@@ -1200,6 +1089,7 @@ done:
 	free(gr.v.v);
 	lis_result_free(&lr);
 	gibbs_result_free(&gres);
+	free(mw.truth);
 	built_free(&b);
 	free(text);
 	free(path);
@@ -1230,6 +1120,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 
 	r.s = s;
 	r.e = e;
+	r.map = o->method && !strcmp(o->method, "map");
 	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
 	    (rc = build_theory(&r, normal, &b)))
 		goto done;
@@ -1249,6 +1140,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 		struct eng *g = NULL;
 		struct buf plan;
 		eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+		eo.semiring = r.map ? ENG_MAX : ENG_SUM;
 		eo.max_nodes = o->max_nodes ? o->max_nodes : 100000;
 		eo.max_seconds = o->max_seconds > 0 ? o->max_seconds :
 		    fmax(0.5, floor(10 * (EXPLAIN_SECONDS - (now_seconds() -
@@ -1268,8 +1160,9 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 			rc = 0;
 		}
 		if (!rc)
-			fprintf(out, "plan (%s order; [xN]: times a full run takes the "
-			    "step):\n%s", eng_order_name(eo.order), plan.s ? plan.s :
+			fprintf(out, "plan (%s%s order; [xN]: times a full run takes "
+			    "the step):\n%s", r.map ? "map, max semiring, " : "",
+			    eng_order_name(eo.order), plan.s ? plan.s :
 			    "  nothing to do\n");
 		buf_free(&plan);
 		if (rc)

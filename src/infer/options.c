@@ -39,7 +39,7 @@ struct opt {
 #define OFF(f) offsetof(struct sqlift_infer_opts, f)
 
 static const char *const methods[] = { "exact", "lis", "ground-lis",
-    "brute", "gibbs", "blocked-gibbs", NULL };
+    "brute", "gibbs", "blocked-gibbs", "map", NULL };
 static const char *const orders[] = { "min-table", "population",
     "rel-min-fill", "min-fill", NULL };
 static const char *const constraints[] = { "setineq", "normal", NULL };
@@ -51,7 +51,7 @@ static const char *const marginals[] = { "auto", "path", "pairs", "counts",
 /* In the order of --help. */
 static const struct opt table[] = {
 	{ { "method", "method", 'm', "M",
-	    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs", "required",
+	    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, map", "required",
 	    "exact: lifted, exact (log Z and marginals)\n"
 	    "lis: lifted importance sampling (estimates\n"
 	    "with standard errors, and a trace)\n"
@@ -62,7 +62,9 @@ static const struct opt table[] = {
 	    "one atom at a time (a hard formula's atoms\n"
 	    "together)\n"
 	    "blocked-gibbs: the same with blocks of atoms\n"
-	    "drawn jointly\n" },
+	    "drawn jointly\n"
+	    "map: the most probable world (lifted search in\n"
+	    "the max semiring, CBC on the ground model)\n" },
 	    OPT_CHOICE, OFF(method), 0, 0, methods, 0, "method" },
 	{ { "order", "order", 0, "O",
 	    "min-table, population, rel-min-fill, min-fill", "min-table",

@@ -195,16 +195,6 @@ ground(const struct cg *s, int i, int x0, int diag, int (*pa)[2], int npa,
 	}
 }
 
-static double
-cg_ladd(double a, double b)
-{
-	if (a == -INFINITY)
-		return b;
-	if (b == -INFINITY)
-		return a;
-	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
-}
-
 /* Cell weights: the one-variable clauses and the groundings of two
  * variables of one block on one constant. */
 static void
@@ -263,7 +253,7 @@ pair_weights(struct cg *s, int p, int q)
 				double f = 0;
 				for (int k = 0; k < ng && f > -INFINITY; k++)
 					f += gcl_eval(&gc[k], (unsigned)i, (unsigned)j, x);
-				r = cg_ladd(r, f);
+				r = s->g->sr->add(r, f);
 			}
 			s->lr[(size_t)(s->cell0[p] + i) * s->ncell + s->cell0[q] + j] = r;
 			s->lr[(size_t)(s->cell0[q] + j) * s->ncell + s->cell0[p] + i] = r;
@@ -281,6 +271,8 @@ struct sum {
 	const int64_t *n;      /* per block: constants */
 	const double *lf;      /* lf[c] = log c!, c up to the largest block
 	                          of several groups */
+	int counts;            /* the semiring's: multinomials count (sum),
+	                          or not (max) */
 	int64_t *cnt;
 	double max, acc;
 };
@@ -296,6 +288,13 @@ sum_add(struct sum *s, double v)
 {
 	if (v == -INFINITY)
 		return;
+	if (!s->counts) {
+		/* max: acc stays 1 once a vector counted */
+		if (v > s->max)
+			s->max = v;
+		s->acc = 1;
+		return;
+	}
 	if (v > s->max) {
 		s->acc = s->acc * exp(s->max - v) + 1;
 		s->max = v;
@@ -332,11 +331,12 @@ sum_rec(struct sum *s, int i, int64_t left, double z)
 		s->cnt[i] = 0;
 		return;
 	}
-	if (first)
+	if (first && s->counts)
 		z += s->lf[left];
 	for (int64_t c = last ? left : 0; c <= left; c++) {
 		double k = (double)c;
-		double v = z - s->lf[c] + mulc(k, lin) + mulc(k * (k - 1) / 2, diag);
+		double v = z - (s->counts ? s->lf[c] : 0) + mulc(k, lin) +
+		    mulc(k * (k - 1) / 2, diag);
 		if (v == -INFINITY)
 			continue;
 		s->cnt[i] = c;
@@ -347,7 +347,8 @@ sum_rec(struct sum *s, int i, int64_t left, double z)
 
 /* Cells of one block with equal pair weights to every cell (and to each
  * other as to themselves) merge into one group, of the summed weight:
- * the multinomial over them sums to (w + w')^m. */
+ * the multinomial over them sums to (w + w')^m (in the max semiring,
+ * the larger weight: m constants all in the better cell). */
 static int
 same_row(const struct cg *s, int a, int b)
 {
@@ -396,7 +397,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 				m++;
 			}
 			grp[c] = k;
-			gw[k] = cg_ladd(gw[k], s->lw[c]);
+			gw[k] = s->g->sr->add(gw[k], s->lw[c]);
 		}
 		if (m == 0 && n[b] > 0) {
 			/* every cell of a constant forbidden */
@@ -443,7 +444,8 @@ cg_sum(struct cg *s, double *out, int *applied)
 			glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] * s->ncell +
 			    rep[ord[j]]];
 	}
-	sm = (struct sum){ ng, ogb, ogw, glr, n, lf, cnt, -INFINITY, 0 };
+	sm = (struct sum){ ng, ogb, ogw, glr, n, lf, s->g->sr->counts, cnt,
+	    -INFINITY, 0 };
 	/* a block with no groups has no constants */
 	sum_rec(&sm, 0, 0, 0);
 	*out = sm.max == -INFINITY ? -INFINITY : sm.max + log(sm.acc);

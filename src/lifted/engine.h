@@ -59,6 +59,7 @@ struct eng_stats {
 	int64_t cache_hits;
 	int64_t decompositions;    /* AND nodes with several components */
 	int64_t powers;            /* power rule */
+	int64_t single_occ;        /* single occurrence (max semiring) */
 	int64_t binomials;         /* binomial nodes */
 	int64_t multibinomials;    /* of them, multi-block (multibin.c) */
 	int64_t groundings;        /* constants grounded */
@@ -104,6 +105,21 @@ int eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
  * ([xN]), then the estimated number of nodes.  Computes nothing; use a
  * fresh engine. */
 int eng_plan(struct eng *g, struct buf *out, struct err *e) WUR;
+
+/* A MAP world (ENG_MAX), read back class by class: put(arg, pred,
+ * block, eq, truth) for each class of unknown atoms it fixes, all of
+ * its atoms true or all false; block[i] is an engine block, and
+ * (*memb)[type][domain position] the engine block of each constant at
+ * the end (blocks split where a MAP world splits a class; free with
+ * eng_world_free); eq as for eng_marginal.  The atoms of no class put
+ * may take either value.  *found 0 when no world was read back (then
+ * what put got is none).  put's non-zero return stops it and is
+ * returned. */
+typedef int eng_world_fn(void *arg, int pred, const int *block,
+    const int *eq, int truth);
+int eng_map_world(struct eng *g, eng_world_fn *put, void *arg, int ***memb,
+    int *found, struct err *e) WUR;
+void eng_world_free(int **memb, int ntypes);
 
 void eng_get_stats(const struct eng *g, struct eng_stats *st);
 

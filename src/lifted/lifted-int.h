@@ -61,6 +61,11 @@ struct semiring {
 	double (*branch)(double z, int64_t n, int64_t k);
 	/* the node's value from its branches' terms[0 .. n) */
 	double (*combine)(const double *terms, int64_t n);
+	/* two alternatives, a and b, as one: log(e^a + e^b), or max */
+	double (*add)(double a, double b);
+	/* 1: alternatives that are alike count by their number (a
+	 * multinomial's log in the cell graph); 0: one stands for all */
+	int counts;
 };
 extern const struct semiring sr_sum, sr_max;
 

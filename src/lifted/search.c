@@ -1,8 +1,9 @@
 /* search.c: the lifted search (Gogate & Domingos's LSD/PTP, with the
  * rules of Mittal et al. 2015): search_solve() takes a simplified theory
  * and returns its log Z through
- *   components (AND) -> cache -> power rule -> multi-block binomial
- *   (multibin.c), cell graph (cellgraph.c), binomial or grounding;
+ *   components (AND) -> cache -> power rule -> single occurrence (max
+ *   only) -> multi-block binomial (multibin.c), cell graph
+ *   (cellgraph.c), binomial or grounding;
  * while sampling it hands nodes to the sampler (sample/node.c). */
 #include <math.h>
 #include <stdarg.h>
@@ -52,8 +53,24 @@ max_combine(const double *terms, int64_t n)
 	return max;
 }
 
-const struct semiring sr_sum = { LOG2, sum_branch, sum_combine };
-const struct semiring sr_max = { 0.0, max_branch, max_combine };
+static double
+sum_add(double a, double b)
+{
+	if (a == -INFINITY)
+		return b;
+	if (b == -INFINITY)
+		return a;
+	return a > b ? a + log1p(exp(b - a)) : b + log1p(exp(a - b));
+}
+
+static double
+max_add(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+const struct semiring sr_sum = { LOG2, sum_branch, sum_combine, sum_add, 1 };
+const struct semiring sr_max = { 0.0, max_branch, max_combine, max_add, 0 };
 
 void
 plan_line(struct eng *g, const char *fmt, ...)
@@ -287,6 +304,59 @@ done:
 	free(x);
 	free(cpos);
 	return best >= 0;
+}
+
+/* Single occurrence in the max semiring (Mittal et al. 2014; with
+ * setineq constraints, one block at a time as in Mittal et al. 2015):
+ * a block b of n > 1 constants with at most one variable in b in every
+ * clause.  A ground atom then has at most one constant of b, and a
+ * ground clause touches the atoms of one constant c of b ("copy c")
+ * and atoms of no constant of b (shared).  Given the shared atoms the
+ * n copies are alike and independent, so some MAP world gives them the
+ * same values, and the optimum is that of the theory with b one
+ * constant and every clause with a variable in b weighing n times as
+ * much.  Returns 1 when it applies: then it takes t, frees ix and
+ * solves. */
+static int
+single_occ(struct eng *g, struct th *t, struct index *ix, double *out,
+    int *rc)
+{
+	int best = -1;
+
+	*rc = 0;
+	for (int b = 0; b < t->nb; b++) {
+		int ok = t->size[b] >= 2, any = 0;
+		for (size_t i = 0; i < t->c.n && ok; i++) {
+			const struct cl *c = t->c.v[i];
+			int m = 0;
+			for (int v = 0; v < c->nvars; v++)
+				m += c->blk[v] == b;
+			ok = m <= 1;
+			any |= m == 1;
+		}
+		if (ok && any && (best < 0 || t->size[b] > t->size[best]))
+			best = b;
+	}
+	if (best < 0)
+		return 0;
+	{
+		int64_t n = t->size[best];
+		double expected = ix->total;
+		index_free(ix);    /* the child builds its own */
+		g->st.single_occ++;
+		plan_line(g, "single occurrence: %lld %s constants as one, their "
+		    "clauses weighing %lld times", (long long)n,
+		    g->ct->m->types.v[t->type[best]].name, (long long)n);
+		for (size_t i = 0; i < t->c.n; i++) {
+			struct cl *c = t->c.v[i];
+			for (int v = 0; v < c->nvars; v++)
+				if (c->blk[v] == best && !c->hard)
+					c->w *= (double)n;
+		}
+		t->size[best] = 1;
+		*rc = search_child(g, t, NULL, expected, out);
+	}
+	return 1;
 }
 
 /* Generalized binomial on class cls, whose one slot is in block b (or a
@@ -570,6 +640,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 		goto done;
 	if (power(g, t, &ix, out, &rc))
 		goto store;
+	/* in the max semiring only: a sum counts every copy's worlds */
+	if (!g->smp && g->sr == &sr_max && single_occ(g, t, &ix, out, &rc))
+		goto store;
 	/* order_pick's rules see at most 64 classes */
 	if (!batch && ix.ncls > 64 && g->o.order != ENG_POPULATION)
 		g->st.order_fallbacks++;
@@ -586,15 +659,14 @@ search_solve(struct eng *g, struct th *t, double *out)
 		free(key.v);
 		key.v = NULL;
 	}
-	/* the multi-block binomial, then the cell graph, in exact sums
-	 * only: the sampler's nodes and the max semiring keep the rules
-	 * below */
+	/* the multi-block binomial in exact sums only, the cell graph in
+	 * exact sums and maxima (it applies the semiring): the sampler's
+	 * nodes keep the rules below */
 	if (!g->smp && !g->ntag && g->sr == &sr_sum && ix.slots[cls] <= 1 &&
 	    arity(g, ix.occ[ix.first[cls]].key[0]) == 1 &&
 	    multibin(g, t, &ix, cls, out, &rc))
 		th_free(t);
-	else if (!g->smp && !g->ntag && g->sr == &sr_sum &&
-	    cellgraph(g, t, &ix, out, &rc))
+	else if (!g->smp && !g->ntag && cellgraph(g, t, &ix, out, &rc))
 		th_free(t);
 	else if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);

@@ -15,8 +15,9 @@ void
 runs_free(struct store *s)
 {
 	sqlite3_finalize(s->marginal_put);
+	sqlite3_finalize(s->map_atom_put);
 	sqlite3_finalize(s->trace_put);
-	s->marginal_put = s->trace_put = NULL;
+	s->marginal_put = s->trace_put = s->map_atom_put = NULL;
 }
 
 /* Binds a REAL that NaN leaves NULL. */
@@ -80,6 +81,11 @@ store_run_add(struct store *s, const struct store_run *r, int64_t *id,
 		sqlite3_bind_text(st, 20, r->error, -1, SQLITE_STATIC);
 	if (r->warnings && *r->warnings)
 		sqlite3_bind_text(st, 21, r->warnings, -1, SQLITE_STATIC);
+	if (r->method && !strcmp(r->method, "map") && !isnan(r->map_log_weight)) {
+		bind_real(st, 22, r->map_log_weight);
+		bind_real(st, 23, r->map_bound);
+		sqlite3_bind_int(st, 24, r->map_optimal);
+	}
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -111,6 +117,27 @@ store_marginal_add(struct store *s, int64_t run, const char *pred,
 	rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "run_marginals");
+}
+
+int
+store_map_atom_add(struct store *s, int64_t run, const char *pred,
+    const char *atom, int truth, struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	/* prepared once per transaction, as marginals: a world has many */
+	if (!s->map_atom_put &&
+	    (rc = db_prep(s, sql_map_atom_put, &s->map_atom_put, e)))
+		return rc;
+	st = s->map_atom_put;
+	sqlite3_bind_int64(st, 1, run);
+	sqlite3_bind_text(st, 2, pred, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, atom, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 4, truth != 0);
+	rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "map_atoms");
 }
 
 int

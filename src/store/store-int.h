@@ -39,7 +39,7 @@ struct store {
 	int64_t max_constants, max_domain;  /* limits of a load */
 	sqlite3_stmt *const_put, *domain_put;
 	/* runs.c: prepared once per transaction, as runs add many rows */
-	sqlite3_stmt *marginal_put, *trace_put;
+	sqlite3_stmt *marginal_put, *trace_put, *map_atom_put;
 	/* evidence.c: atoms waiting to be inserted in key order; records of
 	 * pend_size bytes, which depends on the catalogue's largest arity */
 	unsigned char *pend;

@@ -122,12 +122,19 @@ struct store_run {
 	int64_t samples;
 	double log_z_stderr, ess;
 	const char *proposal;
+	/* --method map: the world's log weight and the best upper bound
+	 * (NaN stores NULL in the three), optimal 1 when proven */
+	double map_log_weight, map_bound;
+	int map_optimal;
 };
 int store_run_add(struct store *s, const struct store_run *r, int64_t *id,
     struct err *e) WUR;
 /* group: the run's group of the atom, or -1 */
 int store_marginal_add(struct store *s, int64_t run, const char *pred,
     const char *atom, double p, int64_t group, struct err *e) WUR;
+/* One atom of a MAP run's world (map_atoms). */
+int store_map_atom_add(struct store *s, int64_t run, const char *pred,
+    const char *atom, int truth, struct err *e) WUR;
 /* stderr, rhat: NaN stores NULL (exact methods; rhat: one chain) */
 int store_group_add(struct store *s, int64_t run, int64_t group,
     const char *pred, double atoms, double p, double stderr_p, double rhat,

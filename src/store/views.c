@@ -1,5 +1,6 @@
-/* views.c: the views marginals_<predicate>, one column per argument, over
- * run_marginals, kept in step with the stored predicates; and
+/* views.c: the views marginals_<predicate> and map_<predicate>, one
+ * column per argument, over run_marginals and map_atoms, kept in step
+ * with the stored predicates; and
  * sqlift_args(), the SQL function that splits an atom's text into the
  * JSON array of run_marginals.args they read.  Statements come from
  * sql/views.sql. */
@@ -15,6 +16,15 @@
 /* In the text of every view made here, and only there: what tells them
  * from a user's objects of a similar name. */
 #define VIEW_MARK "/* sqlift: marginals of one predicate */"
+#define MAP_MARK "/* sqlift: MAP worlds of one predicate */"
+
+/* The two kinds of view: prefix, mark, table and value column. */
+static const struct vkind {
+	const char *prefix, *mark, *table, *value;
+} kinds[2] = {
+	{ "marginals_", VIEW_MARK, "run_marginals", "probability" },
+	{ "map_", MAP_MARK, "map_atoms", "truth" },
+};
 
 /* Appends the constant s[0..n) to b as a JSON string. */
 static void
@@ -125,11 +135,11 @@ taken(char *const *v, size_t n, const char *name)
 /* The column of argument i of p: its type's name, numbered by occurrence
  * when the type comes more than once (person1, person2); while that
  * clashes with another column (an earlier one of cols, or run_id,
- * probability, atom), "_<i + 1>" is appended.  NULL if out of
+ * value (probability or truth), atom), "_<i + 1>" is appended.  NULL if out of
  * memory. */
 static char *
 column_name(const struct store *s, const struct store_pred *p, int i,
-    char *const *cols)
+    char *const *cols, const char *value)
 {
 	const char *t = store_type_name(s, p->types[i]);
 	int seen = 0, same = 0;
@@ -146,16 +156,16 @@ column_name(const struct store *s, const struct store_pred *p, int i,
 		buf_printf(&b, "%d", seen);
 	while (!b.oom && (taken(cols, (size_t)i, b.s) ||
 	    !sqlite3_stricmp(b.s, "run_id") ||
-	    !sqlite3_stricmp(b.s, "probability") ||
+	    !sqlite3_stricmp(b.s, value) ||
 	    !sqlite3_stricmp(b.s, "atom")))
 		buf_printf(&b, "_%d", i + 1);
 	return buf_take(&b);
 }
 
-/* The CREATE VIEW statement of p's view, named name, in b. */
+/* The CREATE VIEW statement of p's view of kind k, named name, in b. */
 static int
-view_sql(const struct store *s, const struct store_pred *p, const char *name,
-    struct buf *b)
+view_sql(const struct store *s, const struct store_pred *p,
+    const struct vkind *k, const char *name, struct buf *b)
 {
 	char **cols;
 	int rc = 0;
@@ -164,9 +174,9 @@ view_sql(const struct store *s, const struct store_pred *p, const char *name,
 		return -1;
 	buf_puts(b, "CREATE VIEW ");
 	ident(b, name);
-	buf_puts(b, " " VIEW_MARK " (run_id");
+	buf_printf(b, " %s (run_id", k->mark);
 	for (int i = 0; i < p->arity && !rc; i++) {
-		if (!(cols[i] = column_name(s, p, i, cols)))
+		if (!(cols[i] = column_name(s, p, i, cols, k->value)))
 			rc = -1;
 		else {
 			buf_puts(b, ", ");
@@ -175,10 +185,11 @@ view_sql(const struct store *s, const struct store_pred *p, const char *name,
 	}
 	/* atom: a join on it (two runs) seeks run_marginals' key, where one
 	 * on the arguments scans */
-	buf_puts(b, ", probability, atom) AS SELECT run_id");
+	buf_printf(b, ", %s, atom) AS SELECT run_id", k->value);
 	for (int i = 0; i < p->arity; i++)
 		buf_printf(b, ", json_extract(args, '$[%d]')", i);
-	buf_puts(b, ", probability, atom FROM run_marginals WHERE predicate = ");
+	buf_printf(b, ", %s, atom FROM %s WHERE predicate = ", k->value,
+	    k->table);
 	db_literal(b, p->name);
 	for (int i = 0; i < p->arity; i++)
 		free(cols[i]);
@@ -200,18 +211,20 @@ wants_free(struct want *w, size_t n)
 	free(w);
 }
 
-/* Fills w[i] for predicate i: "marginals_<name>", with "_<pred_id>"
- * appended while it clashes with an earlier one. */
+/* Fills w[i] for predicate i: "marginals_<name>", and w[n + i]:
+ * "map_<name>", with "_<pred_id>" appended while it clashes with an
+ * earlier one. */
 static int
 wants_make(const struct store *s, struct want *w)
 {
-	for (size_t i = 0; i < s->preds.n; i++) {
-		const struct store_pred *p = &s->preds.v[i];
+	for (size_t i = 0; i < 2 * s->preds.n; i++) {
+		const struct vkind *k = &kinds[i >= s->preds.n];
+		const struct store_pred *p = &s->preds.v[i % s->preds.n];
 		struct buf b;
 		int clash;
 
 		buf_init(&b);
-		buf_printf(&b, "marginals_%s", p->name);
+		buf_printf(&b, "%s%s", k->prefix, p->name);
 		do {
 			clash = 0;
 			for (size_t j = 0; j < i && !b.oom && !clash; j++)
@@ -222,7 +235,7 @@ wants_make(const struct store *s, struct want *w)
 		if (!(w[i].name = buf_take(&b)))
 			return -1;
 		buf_init(&b);
-		if (view_sql(s, p, w[i].name, &b) < 0 ||
+		if (view_sql(s, p, k, w[i].name, &b) < 0 ||
 		    !(w[i].sql = buf_take(&b))) {
 			buf_free(&b);
 			return -1;
@@ -242,7 +255,8 @@ views_sync(struct store *s, struct err *e)
 
 	buf_init(&drop);
 	buf_init(&make);
-	if (!(w = xcalloc(s->preds.n + 1, sizeof *w)) || wants_make(s, w) < 0) {
+	if (!(w = xcalloc(2 * s->preds.n + 1, sizeof *w)) ||
+	    wants_make(s, w) < 0) {
 		rc = err_oom(e);
 		goto done;
 	}
@@ -257,7 +271,7 @@ views_sync(struct store *s, struct err *e)
 		if (!name)
 			continue;
 		if (!type || strcmp(type, "view") || !sql ||
-		    !strstr(sql, VIEW_MARK)) {
+		    (!strstr(sql, VIEW_MARK) && !strstr(sql, MAP_MARK))) {
 			if (!(n = xstrdup(name)) || VEC_PUSH(other, n) < 0) {
 				free(n);
 				rc = err_oom(e);
@@ -265,10 +279,10 @@ views_sync(struct store *s, struct err *e)
 			}
 			continue;
 		}
-		for (j = 0; j < s->preds.n; j++)
+		for (j = 0; j < 2 * s->preds.n; j++)
 			if (!strcmp(w[j].name, name) && !strcmp(w[j].sql, sql))
 				break;
-		if (j < s->preds.n)
+		if (j < 2 * s->preds.n)
 			w[j].have = 1;
 		else {
 			buf_puts(&drop, "DROP VIEW ");
@@ -281,7 +295,7 @@ views_sync(struct store *s, struct err *e)
 		goto done;
 	}
 	/* a table or view of the user's with the name keeps it: no view */
-	for (size_t j = 0; j < s->preds.n; j++)
+	for (size_t j = 0; j < 2 * s->preds.n; j++)
 		if (!w[j].have && !taken(other.v, other.n, w[j].name)) {
 			buf_puts(&make, w[j].sql);
 			buf_puts(&make, ";\n");
@@ -295,7 +309,7 @@ views_sync(struct store *s, struct err *e)
 		rc = db_exec(s, make.s, e);
 done:
 	sqlite3_finalize(st);
-	wants_free(w, s->preds.n);
+	wants_free(w, 2 * s->preds.n);
 	for (size_t i = 0; i < other.n; i++)
 		free(other.v[i]);
 	free(other.v);

@@ -386,6 +386,9 @@ START_TEST(test_migration_from_v3)
 	    "NULL), (1, 'Smokes', 'Smokes(Bob)', 0.25, 0); "
 	    "ALTER TABLE runs DROP COLUMN error; "
 	    "ALTER TABLE runs DROP COLUMN warnings; "
+	    "ALTER TABLE runs DROP COLUMN map_log_weight; "
+	    "ALTER TABLE runs DROP COLUMN map_bound; "
+	    "ALTER TABLE runs DROP COLUMN map_optimal; DROP TABLE map_atoms; "
 	    "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h3);
 	/* reading does not migrate: a version 3 run has no trace */
@@ -451,6 +454,9 @@ START_TEST(test_migration_blocks)
 	    "marginals_Smokes; DROP VIEW marginals_Friends; ALTER TABLE "
 	    "run_marginals DROP COLUMN args; ALTER TABLE runs DROP COLUMN error; ALTER TABLE runs DROP COLUMN warnings; "
 	    "ALTER TABLE run_groups DROP COLUMN rhat; ALTER TABLE run_trace DROP COLUMN seconds; ALTER TABLE run_trace DROP COLUMN estimate; "
+	    "ALTER TABLE runs DROP COLUMN map_log_weight; "
+	    "ALTER TABLE runs DROP COLUMN map_bound; "
+	    "ALTER TABLE runs DROP COLUMN map_optimal; DROP TABLE map_atoms; "
 	    "PRAGMA user_version = 4",
 	    NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(h4);

@@ -1,0 +1,120 @@
+/* infer-gibbs.c: --method gibbs and blocked-gibbs for the inference
+ * driver: the ground model, one group per unknown query atom, the
+ * samplers of sample/gibbs.c, R-hat into the stats and warnings. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "infer/infer-int.h"
+
+/* Gibbs sampling on the ground model, its atoms read (ground_atoms):
+ * each unknown query atom its own group, with its standard error; the
+ * largest R-hat of each query predicate in stats and, above
+ * WARN_RHAT_MAX, in the warnings. */
+int
+infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
+    struct groups *gr, struct qrows *rows, struct buf *stats,
+    struct gibbs_result *res, int64_t *unknown)
+{
+	struct gibbs_opts go = { 0 };
+	VEC(int) track = { 0 };
+	double *rmax = NULL, t0, t1;
+	int rc;
+
+	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
+	    o->block_size : GB_BLOCK_DEFAULT) : 1;
+	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
+	    1000;
+	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
+	    go.sweeps > 0 ? go.sweeps / 10 : 100;
+	go.max_seconds = o->max_seconds;
+	go.seed = o->seed;
+	go.chains = o->chains > 0 ? o->chains : 4;
+	go.threads = o->threads > 0 ? o->threads : 1;
+	go.progress = o->progress;
+	go.progress_arg = o->progress_arg;
+	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)) ||
+	    !(rmax = xcalloc(r->m->preds.n + 1, sizeof *rmax)))
+		return err_oom(r->e);
+	for (size_t i = 0; i < r->q.v.n; i++)
+		if ((rc = infer_mark_query(r, &r->q.v.v[i], "query")))
+			goto done;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	r->g.who = o->method;
+	t0 = now_seconds();
+	if ((rc = ground_formulas(&r->g, r->e)))
+		goto done;
+	t1 = now_seconds();
+	*unknown = (int64_t)r->g.unk_atom.n;
+	for (int64_t a = 0; a < r->g.natoms; a++) {
+		struct qrow q = { 0, -1, 0, NULL };
+		int idx[64];
+		if (!r->is_query[a])
+			continue;
+		q.pred = ground_atom_decode(&r->g, a, idx);
+		if (r->g.truth[a] >= 0)
+			q.p = r->g.truth[a];
+		else {
+			struct group x = { q.pred, 1, 0, 0, NAN, NULL };
+			q.group = (int64_t)gr->v.n;
+			if (VEC_PUSH(gr->v, x) < 0 ||
+			    VEC_PUSH(track, r->g.unk[a]) < 0) {
+				rc = err_oom(r->e);
+				goto done;
+			}
+		}
+		if (!(q.atom = ground_atom_text(&r->g, a)) ||
+		    VEC_PUSH(*rows, q) < 0) {
+			free(q.atom);
+			rc = err_oom(r->e);
+			goto done;
+		}
+	}
+	if ((rc = gibbs_run(&r->g, &go, track.v, track.n, res, r->e)))
+		goto done;
+	for (size_t k = 0; k < gr->v.n; k++) {
+		int p = gr->v.v[k].pred;
+		gr->v.v[k].p = res->p[k];
+		gr->v.v[k].se = res->se[k];
+		gr->v.v[k].rhat = res->rhat[k];
+		if (!(res->rhat[k] <= rmax[p]))
+			rmax[p] = res->rhat[k];
+	}
+	for (size_t k = 0; k < rows->n; k++)
+		if (rows->v[k].group >= 0)
+			rows->v[k].p = gr->v.v[rows->v[k].group].p;
+	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
+	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
+	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
+	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
+	    (long long)res->sweeps, (long long)go.burn_in,
+	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
+	    r->g.gf.n, r->g.code.n, t1 - t0);
+	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
+		const char *name = r->m->preds.v[p].name;
+		int used = 0;
+		for (size_t k = 0; k < gr->v.n && !used; k++)
+			used = gr->v.v[k].pred == (int)p;
+		if (!used)
+			continue;
+		if (isfinite(rmax[p]))
+			buf_printf(stats, "%s\"%s\":%.4f", n++ ? "," : "", name,
+			    rmax[p]);
+		else
+			buf_printf(stats, "%s\"%s\":null", n++ ? "," : "", name);
+		if (!(rmax[p] <= WARN_RHAT_MAX) && go.chains > 1) {
+			char what[300];
+			snprintf(what, sizeof what, "%s's marginals", name);
+			warn_rhat(&r->w, what, isnan(rmax[p]) ? INFINITY :
+			    rmax[p]);
+		}
+	}
+	buf_printf(stats, "}}");
+	if (stats->oom)
+		rc = err_oom(r->e);
+done:
+	free(track.v);
+	free(rmax);
+	return rc;
+}

@@ -1,0 +1,815 @@
+/* map.c: the ground MAP solver: a local search (MaxWalkSAT) for a first
+ * world, then integer programs over the groundings it violates, solved
+ * exactly by COIN-OR CBC, adding the groundings each solution violates
+ * (cutting planes, as RockIt does) until none is left.  The groundings
+ * not in a program are counted as satisfied where that is best, so each
+ * program's optimum bounds every world; the last one's is attained. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <Cbc_C_Interface.h>
+
+#include "sqlift.h"
+#include "infer/map.h"
+
+/* What the local search adds for a false hard grounding, in units of
+ * the largest soft weight: enough that no soft gain pays for one. */
+#define HARD_UNITS 1e3
+/* The local search's flips, and its seconds without --max-seconds. */
+#define WALK_FLIPS 1000000
+#define WALK_SECONDS 1.0
+
+/* Truth of grounding k in world truth; stack holds its program. */
+static int
+eval_one(const struct ground *g, size_t k, const signed char *truth,
+    int *stack)
+{
+	const struct ground_formula *f = &g->gf.v[k];
+	const int *code = g->code.v + f->start;
+	int sp = 0;
+
+	for (int i = 0; i < f->len; i++) {
+		switch (code[i]) {
+		case OP_ATOM:
+			stack[sp++] = truth[code[++i]] != 0;
+			break;
+		case OP_NOT:
+			stack[sp - 1] = !stack[sp - 1];
+			break;
+		case OP_AND:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] && stack[sp];
+			break;
+		case OP_OR:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] || stack[sp];
+			break;
+		case OP_IFF:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] == stack[sp];
+			break;
+		}
+	}
+	return stack[0];
+}
+
+static int
+max_len(const struct ground *g)
+{
+	int n = 1;
+
+	for (size_t k = 0; k < g->gf.n; k++)
+		if (g->gf.v[k].len > n)
+			n = g->gf.v[k].len;
+	return n;
+}
+
+double
+map_score(const struct ground *g, const signed char *truth)
+{
+	int *stack = xmalloc((size_t)max_len(g) * sizeof *stack);
+	double lw = g->log_const;
+
+	if (!stack)
+		return NAN;
+	for (size_t k = 0; k < g->gf.n && lw > -INFINITY; k++) {
+		int v = eval_one(g, k, truth, stack);
+		if (g->gf.v[k].hard && !v)
+			lw = -INFINITY;
+		else if (v && !g->gf.v[k].hard)
+			lw += g->gf.v[k].weight;
+	}
+	free(stack);
+	return lw;
+}
+
+/* A grounding is "bad" where it costs: a soft one of positive weight or
+ * a hard one false, a soft one of negative weight true. */
+static int
+is_bad(const struct ground_formula *f, int v)
+{
+	return f->hard || f->weight > 0 ? !v : v;
+}
+
+/* ---- the local search ---- */
+
+struct ws {
+	const struct ground *g;
+	signed char *x;
+	int *stack;
+	char *val;             /* per grounding: its truth now */
+	int64_t *ofirst;       /* per atom: its groundings in occ[] */
+	int *occ;
+	double *cost;          /* per grounding, when bad */
+	int *bad, *pos;        /* the bad groundings; pos[k]: in bad, or -1 */
+	int nbad;
+	double total;
+	uint64_t rs;
+};
+
+static uint64_t
+ws_rand(struct ws *w)
+{
+	w->rs ^= w->rs << 13;
+	w->rs ^= w->rs >> 7;
+	w->rs ^= w->rs << 17;
+	return w->rs;
+}
+
+static void
+ws_set(struct ws *w, int k, int v)
+{
+	int was = w->pos[k] >= 0, now = is_bad(&w->g->gf.v[k], v);
+
+	w->val[k] = (char)v;
+	if (was && !now) {
+		int last = w->bad[--w->nbad];
+		w->bad[w->pos[k]] = last;
+		w->pos[last] = w->pos[k];
+		w->pos[k] = -1;
+		w->total -= w->cost[k];
+	} else if (!was && now) {
+		w->pos[k] = w->nbad;
+		w->bad[w->nbad++] = k;
+		w->total += w->cost[k];
+	}
+}
+
+/* The change of the cost if atom u flipped. */
+static double
+ws_delta(struct ws *w, int u)
+{
+	double d = 0;
+
+	w->x[u] = !w->x[u];
+	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
+		int k = w->occ[i], v = eval_one(w->g, (size_t)k, w->x, w->stack);
+		d += (is_bad(&w->g->gf.v[k], v) - (w->pos[k] >= 0)) * w->cost[k];
+	}
+	w->x[u] = !w->x[u];
+	return d;
+}
+
+static void
+ws_flip(struct ws *w, int u)
+{
+	w->x[u] = !w->x[u];
+	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
+		int k = w->occ[i];
+		ws_set(w, k, eval_one(w->g, (size_t)k, w->x, w->stack));
+	}
+}
+
+static void
+ws_free(struct ws *w)
+{
+	free(w->x);
+	free(w->stack);
+	free(w->val);
+	free(w->ofirst);
+	free(w->occ);
+	free(w->cost);
+	free(w->bad);
+	free(w->pos);
+}
+
+static int
+ws_init(struct ws *w, const struct ground *g, uint64_t seed)
+{
+	size_t n = g->unk_atom.n, m = g->gf.n;
+	double big = 0;
+
+	memset(w, 0, sizeof *w);
+	w->g = g;
+	w->rs = seed * 0x9e3779b97f4a7c15ULL + 1;
+	if (!(w->x = xcalloc(n + 1, 1)) ||
+	    !(w->stack = xmalloc((size_t)max_len(g) * sizeof *w->stack)) ||
+	    !(w->val = xcalloc(m + 1, 1)) ||
+	    !(w->ofirst = xcalloc(n + 2, sizeof *w->ofirst)) ||
+	    !(w->cost = xcalloc(m + 1, sizeof *w->cost)) ||
+	    !(w->bad = xcalloc(m + 1, sizeof *w->bad)) ||
+	    !(w->pos = xmalloc((m + 1) * sizeof *w->pos)))
+		return -1;
+	/* occurrences, atom by atom (an atom twice in one grounding counts
+	 * twice: harmless) */
+	for (size_t k = 0; k < m; k++) {
+		const struct ground_formula *f = &g->gf.v[k];
+		const int *code = g->code.v + f->start;
+		for (int i = 0; i < f->len; i++)
+			if (code[i] == OP_ATOM)
+				w->ofirst[code[++i] + 1]++;
+		if (!f->hard && fabs(f->weight) > big)
+			big = fabs(f->weight);
+	}
+	for (size_t u = 0; u < n; u++)
+		w->ofirst[u + 1] += w->ofirst[u];
+	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)))
+		return -1;
+	{
+		int64_t *fill = xmalloc((n + 1) * sizeof *fill);
+		if (!fill)
+			return -1;
+		memcpy(fill, w->ofirst, n * sizeof *fill);
+		for (size_t k = 0; k < m; k++) {
+			const struct ground_formula *f = &g->gf.v[k];
+			const int *code = g->code.v + f->start;
+			for (int i = 0; i < f->len; i++)
+				if (code[i] == OP_ATOM)
+					w->occ[fill[code[++i]]++] = (int)k;
+		}
+		free(fill);
+	}
+	for (size_t k = 0; k < m; k++) {
+		const struct ground_formula *f = &g->gf.v[k];
+		w->cost[k] = f->hard ? HARD_UNITS * (big > 0 ? big : 1) :
+		    fabs(f->weight);
+		w->pos[k] = -1;
+		ws_set(w, (int)k, eval_one(g, k, w->x, w->stack));
+	}
+	return 0;
+}
+
+/* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the all-false world:
+ * flips an atom of a random bad grounding, at random with probability
+ * 1/2, else the one that lowers the cost most; best gets the best world
+ * seen (lowest cost).  Stops after `flips` flips or at deadline. */
+static int
+walksat(const struct ground *g, uint64_t seed, int64_t flips,
+    double deadline, signed char *best, int64_t *done)
+{
+	struct ws w;
+	double best_total;
+	int atoms[256];
+
+	if (ws_init(&w, g, seed) < 0) {
+		ws_free(&w);
+		return -1;
+	}
+	best_total = w.total;
+	memset(best, 0, g->unk_atom.n);
+	for (*done = 0; *done < flips && w.nbad > 0; (*done)++) {
+		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
+		const struct ground_formula *f = &g->gf.v[k];
+		const int *code = g->code.v + f->start;
+		if ((*done & 255) == 255 && deadline > 0 &&
+		    now_seconds() > deadline)
+			break;
+		for (int i = 0; i < f->len && na < 256; i++)
+			if (code[i] == OP_ATOM)
+				atoms[na++] = code[++i];
+		if (ws_rand(&w) & 1)
+			u = atoms[ws_rand(&w) % (uint64_t)na];
+		else {
+			double bd = INFINITY;
+			u = atoms[0];
+			for (int j = 0; j < na; j++) {
+				double d = ws_delta(&w, atoms[j]);
+				if (d < bd)
+					bd = d, u = atoms[j];
+			}
+		}
+		ws_flip(&w, u);
+		if (w.total < best_total - 1e-12) {
+			best_total = w.total;
+			memcpy(best, w.x, g->unk_atom.n);
+		}
+	}
+	ws_free(&w);
+	return 0;
+}
+
+/* ---- the integer programs ---- */
+
+/* A literal of the program: column col, negated or not.  While a
+ * grounding's program is read, an operand may still be a list of
+ * literals joined by one operator (a clause is one OR-list). */
+struct ilit {
+	int col, neg;
+};
+
+struct operand {
+	int op;                /* OP_ATOM: the one literal l[0]; OP_AND, OP_OR:
+	                          the list l[0 .. n) */
+	int n;
+	struct ilit *l;
+};
+
+struct ip {
+	int ncols;
+	double *obj;           /* per column */
+	char *integer;         /* per column */
+	size_t capcol;
+	double konst;          /* of the objective */
+	/* rows, in order: row r's terms are rcol/rval[rfirst[r] ..
+	 * rfirst[r + 1]), its bounds rlo[r] .. rhi[r] */
+	int nrows;
+	size_t *rfirst;
+	double *rlo, *rhi;
+	size_t caprows;
+	int *rcol;
+	double *rval;
+	size_t nterms, capterms;
+	int oom;
+};
+
+static void
+ip_free(struct ip *p)
+{
+	free(p->obj);
+	free(p->integer);
+	free(p->rfirst);
+	free(p->rlo);
+	free(p->rhi);
+	free(p->rcol);
+	free(p->rval);
+}
+
+/* Room for a row of n more terms. */
+static int
+ip_grow(struct ip *p, size_t n)
+{
+	if (p->nterms + n > p->capterms) {
+		size_t c = 2 * p->capterms + n + 1024;
+		int *col = realloc(p->rcol, c * sizeof *col);
+		double *val;
+		if (col)
+			p->rcol = col;
+		if (!col || !(val = realloc(p->rval, c * sizeof *val)))
+			return -1;
+		p->rval = val;
+		p->capterms = c;
+	}
+	if ((size_t)p->nrows + 2 > p->caprows) {
+		size_t c = 2 * p->caprows + 1024;
+		size_t *first = realloc(p->rfirst, c * sizeof *first);
+		double *lo, *hi;
+		if (first)
+			p->rfirst = first;
+		if (!first || !(lo = realloc(p->rlo, c * sizeof *lo)))
+			return -1;
+		p->rlo = lo;
+		if (!(hi = realloc(p->rhi, c * sizeof *hi)))
+			return -1;
+		p->rhi = hi;
+		p->caprows = c;
+	}
+	return 0;
+}
+
+/* sum coef[i] * l[i] (sense: 'L' <=, 'G' >=) rhs, with a literal's
+ * 1 - x moved over; a column twice (P(x) v !P(y) at x = y) is one
+ * term, as CBC takes no repeated index in a row */
+static void
+ip_row(struct ip *p, const struct ilit *l, const double *coef, int n,
+    char sense, double rhs)
+{
+	size_t first = p->nterms, m = 0;
+
+	if (p->oom || ip_grow(p, (size_t)n) < 0) {
+		p->oom = 1;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		double v = l[i].neg ? -coef[i] : coef[i];
+		size_t j = 0;
+		if (l[i].neg)
+			rhs -= coef[i];
+		while (j < m && p->rcol[first + j] != l[i].col)
+			j++;
+		if (j == m) {
+			p->rcol[first + m] = l[i].col;
+			p->rval[first + m++] = v;
+		} else
+			p->rval[first + j] += v;
+	}
+	p->rfirst[p->nrows] = first;
+	p->rlo[p->nrows] = sense == 'G' ? rhs : -INFINITY;
+	p->rhi[p->nrows] = sense == 'L' ? rhs : INFINITY;
+	p->nrows++;
+	p->nterms = first + m;
+	p->rfirst[p->nrows] = p->nterms;
+}
+
+static int
+ip_col(struct ip *p, int integer)
+{
+	if ((size_t)p->ncols + 1 > p->capcol) {
+		size_t c = 2 * p->capcol + 1024;
+		double *obj = realloc(p->obj, c * sizeof *obj);
+		char *in;
+		if (obj)
+			p->obj = obj;
+		if (!obj || !(in = realloc(p->integer, c))) {
+			p->oom = 1;
+			return 0;
+		}
+		p->integer = in;
+		p->capcol = c;
+	}
+	p->obj[p->ncols] = 0;
+	p->integer[p->ncols] = (char)integer;
+	return p->ncols++;
+}
+
+/* The program into CBC, columns first (Cbc_loadProblem takes the
+ * matrix by columns): one load, where adding rows one by one costs a
+ * copy of the matrix each. */
+static Cbc_Model *
+ip_load(struct ip *p)
+{
+	CoinBigIndex *start = xcalloc((size_t)p->ncols + 2, sizeof *start);
+	int *idx = xmalloc((p->nterms + 1) * sizeof *idx);
+	double *val = xmalloc((p->nterms + 1) * sizeof *val);
+	double *lo = xcalloc((size_t)p->ncols + 1, sizeof *lo);
+	double *hi = xmalloc(((size_t)p->ncols + 1) * sizeof *hi);
+	CoinBigIndex *fill = xmalloc(((size_t)p->ncols + 1) * sizeof *fill);
+	Cbc_Model *m = NULL;
+
+	if (!start || !idx || !val || !lo || !hi || !fill)
+		goto done;
+	for (size_t t = 0; t < p->nterms; t++)
+		start[p->rcol[t] + 1]++;
+	for (int c = 0; c < p->ncols; c++) {
+		start[c + 1] += start[c];
+		fill[c] = start[c];
+		hi[c] = 1;
+	}
+	for (int r = 0; r < p->nrows; r++)
+		for (size_t t = p->rfirst[r]; t < p->rfirst[r + 1]; t++) {
+			CoinBigIndex k = fill[p->rcol[t]]++;
+			idx[k] = r;
+			val[k] = p->rval[t];
+		}
+	m = Cbc_newModel();
+	Cbc_loadProblem(m, p->ncols, p->nrows, start, idx, val, lo, hi, p->obj,
+	    p->rlo, p->rhi);
+	for (int c = 0; c < p->ncols; c++)
+		if (p->integer[c])
+			Cbc_setInteger(m, c);
+done:
+	free(start);
+	free(idx);
+	free(val);
+	free(lo);
+	free(hi);
+	free(fill);
+	return m;
+}
+
+/* z = list o (dir > 0: only z <= o, dir < 0: only z >= o, 0: both) */
+static struct ilit
+ip_list(struct ip *p, const struct operand *o, int dir)
+{
+	struct ilit z = { ip_col(p, 0), 0 }, two[2];
+	int n = o->n;
+	double one[2] = { 1, -1 };
+	struct ilit *l;
+	double *c;
+
+	if (p->oom || !(l = xmalloc(((size_t)n + 1) * sizeof *l)) ||
+	    !(c = xmalloc(((size_t)n + 1) * sizeof *c))) {
+		if (!p->oom)
+			free(l);
+		p->oom = 1;
+		return z;
+	}
+	l[0] = z;
+	c[0] = 1;
+	for (int i = 0; i < n; i++) {
+		l[i + 1] = o->l[i];
+		c[i + 1] = -1;
+	}
+	two[0] = z;
+	if (o->op == OP_OR) {
+		/* z <= sum l, z >= each l */
+		if (dir >= 0)
+			ip_row(p, l, c, n + 1, 'L', 0);
+		for (int i = 0; i < n && dir <= 0; i++) {
+			two[1] = o->l[i];
+			ip_row(p, two, one, 2, 'G', 0);
+		}
+	} else {
+		/* z <= each l, z >= sum l - (n - 1) */
+		for (int i = 0; i < n && dir >= 0; i++) {
+			two[1] = o->l[i];
+			ip_row(p, two, one, 2, 'L', 0);
+		}
+		if (dir <= 0)
+			ip_row(p, l, c, n + 1, 'G', 1 - n);
+	}
+	free(l);
+	free(c);
+	return z;
+}
+
+/* The operand as one literal (inner nodes: both directions). */
+static struct ilit
+ip_lit(struct ip *p, const struct operand *o)
+{
+	return o->op == OP_ATOM ? o->l[0] : ip_list(p, o, 0);
+}
+
+static void
+opnd_free(struct operand *o)
+{
+	free(o->l);
+	o->l = NULL;
+	o->n = 0;
+}
+
+/* a op b into a (b freed); a list absorbs an operand of its operator */
+static void
+ip_join(struct ip *p, struct operand *a, struct operand *b, int op)
+{
+	struct operand r = { op, 0, NULL };
+	struct operand *in[2] = { a, b };
+
+	for (int s = 0; s < 2 && !p->oom; s++) {
+		struct operand *o = in[s];
+		int take = o->op == op ? o->n : 1;
+		struct ilit one = o->op == op ? (struct ilit){ 0, 0 } : ip_lit(p, o);
+		struct ilit *v = realloc(r.l, ((size_t)r.n + (size_t)take) *
+		    sizeof *v);
+		if (!v) {
+			p->oom = 1;
+			break;
+		}
+		r.l = v;
+		if (o->op == op)
+			memcpy(r.l + r.n, o->l, (size_t)o->n * sizeof *r.l);
+		else
+			r.l[r.n] = one;
+		r.n += take;
+	}
+	opnd_free(a);
+	opnd_free(b);
+	*a = r;
+}
+
+/* not o: a literal negated, a list by De Morgan */
+static void
+ip_not(struct operand *o)
+{
+	for (int i = 0; i < o->n; i++)
+		o->l[i].neg = !o->l[i].neg;
+	if (o->op != OP_ATOM)
+		o->op = o->op == OP_AND ? OP_OR : OP_AND;
+}
+
+/* a <=> b into a, as a literal z of four rows */
+static void
+ip_iff(struct ip *p, struct operand *a, struct operand *b)
+{
+	struct ilit x = ip_lit(p, a), y = ip_lit(p, b);
+	struct ilit z = { ip_col(p, 0), 0 }, l[3] = { z, x, y };
+	/* z >= 1 - x - y, z >= x + y - 1, z <= 1 - x + y, z <= 1 + x - y */
+	static const double c1[3] = { 1, 1, 1 }, c2[3] = { 1, -1, -1 },
+	    c3[3] = { 1, 1, -1 }, c4[3] = { 1, -1, 1 };
+
+	ip_row(p, l, c1, 3, 'G', 1);
+	ip_row(p, l, c2, 3, 'G', -1);
+	ip_row(p, l, c3, 3, 'L', 1);
+	ip_row(p, l, c4, 3, 'L', 1);
+	opnd_free(a);
+	opnd_free(b);
+	if (!(a->l = xmalloc(sizeof *a->l))) {
+		p->oom = 1;
+		return;
+	}
+	a->op = OP_ATOM;
+	a->n = 1;
+	a->l[0] = z;
+}
+
+/* Adds grounding k to the program: hard, its value must be 1; soft,
+ * weight times its value joins the objective. */
+static void
+ip_add(struct ip *p, const struct ground *g, size_t k, struct operand *st)
+{
+	const struct ground_formula *f = &g->gf.v[k];
+	const int *code = g->code.v + f->start;
+	int sp = 0;
+
+	for (int i = 0; i < f->len && !p->oom; i++) {
+		switch (code[i]) {
+		case OP_ATOM:
+			if (!(st[sp].l = xmalloc(sizeof *st[sp].l))) {
+				p->oom = 1;
+				break;
+			}
+			st[sp].op = OP_ATOM;
+			st[sp].n = 1;
+			st[sp].l[0] = (struct ilit){ code[++i], 0 };
+			sp++;
+			break;
+		case OP_NOT:
+			ip_not(&st[sp - 1]);
+			break;
+		case OP_AND:
+		case OP_OR:
+			sp--;
+			ip_join(p, &st[sp - 1], &st[sp], code[i]);
+			break;
+		case OP_IFF:
+			sp--;
+			ip_iff(p, &st[sp - 1], &st[sp]);
+			break;
+		}
+	}
+	if (!p->oom && sp == 1) {
+		struct operand *o = &st[0];
+		double one[1] = { 1 };
+		if (f->hard && o->op == OP_AND)
+			for (int i = 0; i < o->n; i++)
+				ip_row(p, &o->l[i], one, 1, 'G', 1);
+		else if (f->hard && o->op == OP_OR) {
+			double *c = xmalloc((size_t)o->n * sizeof *c);
+			if (!c)
+				p->oom = 1;
+			for (int i = 0; c && i < o->n; i++)
+				c[i] = 1;
+			if (c)
+				ip_row(p, o->l, c, o->n, 'G', 1);
+			free(c);
+		} else if (f->hard)
+			ip_row(p, o->l, one, 1, 'G', 1);
+		else {
+			struct ilit z = o->op == OP_ATOM ? o->l[0] :
+			    ip_list(p, o, f->weight > 0 ? 1 : -1);
+			if (!p->oom) {
+				if (z.neg)
+					p->konst += f->weight;
+				p->obj[z.col] += z.neg ? -f->weight : f->weight;
+			}
+		}
+	}
+	for (int i = 0; i < sp; i++)
+		opnd_free(&st[i]);
+}
+
+/* One program: the groundings marked in active, the others counted at
+ * their best; start: a world for CBC to start from.  *x the solution's
+ * world (when *have), *ub a bound on every world's log weight. */
+static int
+ip_solve(const struct ground *g, const char *active, const signed char *start,
+    double seconds, signed char *x, int *have, double *ub, int *proven,
+    int *infeasible)
+{
+	struct ip p = { 0 };
+	struct operand *st;
+	size_t n = g->unk_atom.n;
+	int *idx = NULL, ns = 0;
+	double *val = NULL;
+	Cbc_Model *m = NULL;
+
+	*have = *proven = *infeasible = 0;
+	*ub = INFINITY;
+	if (!(st = xcalloc((size_t)max_len(g) + 1, sizeof *st)))
+		return -1;
+	p.konst = g->log_const;
+	for (size_t u = 0; u < n; u++)
+		(void)ip_col(&p, 1);
+	for (size_t k = 0; k < g->gf.n && !p.oom; k++) {
+		const struct ground_formula *f = &g->gf.v[k];
+		if (active[k])
+			ip_add(&p, g, k, st);
+		else if (!f->hard && f->weight > 0)
+			p.konst += f->weight;
+	}
+	if (!p.oom) {
+		idx = xmalloc((n + 1) * sizeof *idx);
+		val = xmalloc((n + 1) * sizeof *val);
+		if (!idx || !val || !(m = ip_load(&p)))
+			p.oom = 1;
+	}
+	if (!p.oom) {
+		const double *sol;
+		Cbc_setLogLevel(m, 0);
+		Cbc_setObjSense(m, -1);
+		Cbc_setAllowableGap(m, 1e-10);
+		Cbc_setAllowableFractionGap(m, 0);
+		if (seconds > 0)
+			Cbc_setMaximumSeconds(m, seconds);
+		for (size_t u = 0; u < n; u++)
+			if (start[u]) {
+				idx[ns] = (int)u;
+				val[ns++] = 1;
+			}
+		Cbc_setMIPStartI(m, ns, idx, val);
+		Cbc_solve(m);
+		sol = Cbc_bestSolution(m);
+		*infeasible = Cbc_isProvenInfeasible(m);
+		*proven = Cbc_isProvenOptimal(m);
+		if (sol) {
+			*have = 1;
+			for (size_t u = 0; u < n; u++)
+				x[u] = sol[u] > 0.5;
+		}
+		if (*proven && sol)
+			*ub = Cbc_getObjValue(m) + p.konst;
+		else if (!*infeasible)
+			*ub = Cbc_getBestPossibleObjValue(m) + p.konst;
+	}
+	if (m)
+		Cbc_deleteModel(m);
+	ip_free(&p);
+	free(st);
+	free(idx);
+	free(val);
+	return p.oom ? -1 : 0;
+}
+
+/* Marks the groundings bad in x that are not in the program; how many. */
+static int64_t
+ip_cut(const struct ground *g, const signed char *x, char *active, int *stack)
+{
+	int64_t added = 0;
+
+	for (size_t k = 0; k < g->gf.n; k++)
+		if (!active[k] && is_bad(&g->gf.v[k], eval_one(g, k, x, stack))) {
+			active[k] = 1;
+			added++;
+		}
+	return added;
+}
+
+int
+map_ground(const struct ground *g, double max_seconds, double bound,
+    uint64_t seed, struct map_world *w, struct err *e)
+{
+	size_t n = g->unk_atom.n;
+	double t0 = now_seconds(), deadline = max_seconds > 0 ? t0 +
+	    max_seconds : 0, best;
+	signed char *x = NULL;
+	char *active = NULL;
+	int *stack = NULL, rc = 0;
+
+	memset(w, 0, sizeof *w);
+	w->bound = bound;
+	if (g->zero)
+		return err_set(e, SQLIFT_EZERO,
+		    "no world: the evidence violates the hard formula %s",
+		    g->zero_why);
+	if (!(w->truth = xcalloc(n + 1, 1)) || !(x = xcalloc(n + 1, 1)) ||
+	    !(active = xcalloc(g->gf.n + 1, 1)) ||
+	    !(stack = xmalloc((size_t)max_len(g) * sizeof *stack)))
+		goto oom;
+	/* a first world: the local search, for a tenth of the time (at most
+	 * WALK_SECONDS without --max-seconds: CBC does the rest) */
+	if (walksat(g, seed, WALK_FLIPS, t0 + (max_seconds > 0 ? max_seconds /
+	    10 : WALK_SECONDS), w->truth, &w->flips) < 0)
+		goto oom;
+	best = map_score(g, w->truth);
+	w->cuts = ip_cut(g, w->truth, active, stack);
+	/* the local search met the bound (or nothing is unknown): done */
+	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) && n > 0;) {
+		int have, proven, infeasible;
+		double ub, left = deadline > 0 ? deadline - now_seconds() : 0;
+		int64_t added;
+		if (deadline > 0 && left <= 0)
+			break;
+		if (ip_solve(g, active, w->truth, deadline > 0 ? left : 0, x,
+		    &have, &ub, &proven, &infeasible) < 0)
+			goto oom;
+		w->rounds++;
+		if (infeasible) {
+			rc = err_set(e, SQLIFT_EZERO, "no world satisfies the hard "
+			    "formulas together with the evidence");
+			goto done;
+		}
+		if (ub < w->bound)
+			w->bound = ub;
+		if (have) {
+			double s = map_score(g, x);
+			if (s > best) {
+				best = s;
+				memcpy(w->truth, x, n);
+			}
+		}
+		if (!have || (added = ip_cut(g, x, active, stack)) == 0 || !proven)
+			break;
+		w->cuts += added;
+	}
+	w->log_weight = best;
+	if (best > w->bound)   /* rounding: the world is the bound's witness */
+		w->bound = best;
+	w->proven = w->bound - best <= 1e-9 * (1 + fabs(best));
+	if (best == -INFINITY)
+		rc = err_set(e, SQLIFT_EZERO, "no world satisfying the hard "
+		    "formulas together with the evidence was found%s",
+		    deadline > 0 ? " within --max-seconds" : "");
+	goto done;
+oom:
+	rc = err_oom(e);
+done:
+	free(x);
+	free(active);
+	free(stack);
+	if (rc) {
+		free(w->truth);
+		w->truth = NULL;
+	}
+	return rc;
+}
