@@ -15,7 +15,16 @@
 #define CG_MAX_BITS 8
 #define CG_MAX_PAIR 10
 #define CG_MAX_CELLS 256
-#define CG_MAX_TERMS 4e6
+#define CG_MAX_TERMS 1e30
+/* Sums of up to this many vectors are taken in full where the pruned
+ * sum gives up. */
+#define CG_FULL_TERMS 4e6
+/* Work of a pruned sum (lifted/cgsum.c) in its first round of block
+ * orders; each round has 6 times the last's, CG_ROUNDS in all.  Larger
+ * sums are pruned only with at most CG_MAX_FREE groups in a block. */
+#define CG_BUDGET 2e7
+#define CG_ROUNDS 2
+#define CG_MAX_FREE 4
 /* Clause evaluations the pair weights may take in all. */
 #define CG_MAX_WORK 3e7
 
@@ -272,79 +281,6 @@ pair_weights(struct cg *s, int p, int q)
 	return 1;
 }
 
-/* The sum over count vectors: groups (merged cells) in block order,
- * blocks of one group (whose count is their size) first. */
-struct sum {
-	int ng;
-	const int *gb;         /* per group: its block */
-	const double *lw, *lr; /* group weights, pair weights (ng x ng) */
-	const int64_t *n;      /* per block: constants */
-	const double *lf;      /* lf[c] = log c!, c up to the largest block
-	                          of several groups */
-	int64_t *cnt;
-	double max, acc;
-};
-
-static double
-mulc(double k, double lv)
-{
-	return k == 0 ? 0 : k * lv;
-}
-
-static void
-sum_add(struct sum *s, double v)
-{
-	if (v == -INFINITY)
-		return;
-	if (v > s->max) {
-		s->acc = s->acc * exp(s->max - v) + 1;
-		s->max = v;
-	} else
-		s->acc += exp(v - s->max);
-}
-
-static void
-sum_rec(struct sum *s, int i, int64_t left, double z)
-{
-	int first, last;
-	double lin, diag;
-
-	if (i == s->ng) {
-		sum_add(s, z);
-		return;
-	}
-	first = i == 0 || s->gb[i] != s->gb[i - 1];
-	last = i + 1 == s->ng || s->gb[i + 1] != s->gb[i];
-	if (first)
-		left = s->n[s->gb[i]];
-	/* c constants in group i: c log w, C(c, 2) log r_ii, and c times
-	 * the pair weights to the constants of the groups before it */
-	lin = s->lw[i];
-	for (int h = 0; h < i && lin > -INFINITY; h++)
-		lin += mulc((double)s->cnt[h], s->lr[i * s->ng + h]);
-	diag = s->lr[i * s->ng + i];
-	if (first && last) {
-		/* one group: the multinomial is 1 */
-		double c = (double)left;
-		s->cnt[i] = left;
-		sum_rec(s, i + 1, 0, z + mulc(c, lin) + mulc(c * (c - 1) / 2,
-		    diag));
-		s->cnt[i] = 0;
-		return;
-	}
-	if (first)
-		z += s->lf[left];
-	for (int64_t c = last ? left : 0; c <= left; c++) {
-		double k = (double)c;
-		double v = z - s->lf[c] + mulc(k, lin) + mulc(k * (k - 1) / 2, diag);
-		if (v == -INFINITY)
-			continue;
-		s->cnt[i] = c;
-		sum_rec(s, i + 1, left - c, v);
-	}
-	s->cnt[i] = 0;
-}
-
 /* Cells of one block with equal pair weights to every cell (and to each
  * other as to themselves) merge into one group, of the summed weight:
  * the multinomial over them sums to (w + w')^m. */
@@ -362,6 +298,28 @@ same_row(const struct cg *s, int a, int b)
 	return 1;
 }
 
+/* The runs of groups of one block in ord[0..m-1] by their block: in
+ * block order (o = 0), smallest block first (1) or largest (2). */
+static void
+sort_blocks(int *ord, int m, const int *gb, const int64_t *n, int o)
+{
+	for (int a = 1; a < m; a++)
+		for (int b = a; b > 0; b--) {
+			int x = gb[ord[b - 1]], y = gb[ord[b]], x1;
+			if (o == 0)
+				x1 = x > y;
+			else if (n[x] != n[y])
+				x1 = o == 1 ? n[x] > n[y] : n[x] < n[y];
+			else
+				x1 = x > y;
+			if (!x1)
+				break;
+			x = ord[b - 1];
+			ord[b - 1] = ord[b];
+			ord[b] = x;
+		}
+}
+
 static int
 cg_sum(struct cg *s, double *out, int *applied)
 {
@@ -369,11 +327,11 @@ cg_sum(struct cg *s, double *out, int *applied)
 	int *rep = xmalloc((size_t)s->ncell * sizeof *rep);
 	int *gb = xmalloc((size_t)s->ncell * sizeof *gb), ng = 0;
 	double *gw = xmalloc((size_t)s->ncell * sizeof *gw), *glr = NULL;
-	int64_t *n = xmalloc((size_t)s->nb * sizeof *n), *cnt = NULL, nmax = 0;
+	int64_t *n = xmalloc((size_t)s->nb * sizeof *n);
 	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
-	int nord = 0, nmulti = 0;
-	double terms = 1, *lf = NULL, *ogw = NULL;
-	struct sum sm;
+	int nord = 0, nmulti = 0, r, maxg = 0;
+	double terms = 1, *ogw = NULL;
+	struct cgsum sm;
 	int rc = -1;
 
 	*applied = 0;
@@ -407,6 +365,8 @@ cg_sum(struct cg *s, double *out, int *applied)
 		}
 		if (m > 0)
 			terms *= exp(lchoose(n[b] + m - 1, m - 1));
+		if (m > maxg)
+			maxg = m;
 	}
 	rc = 0;
 	if (terms > CG_MAX_TERMS)
@@ -415,8 +375,6 @@ cg_sum(struct cg *s, double *out, int *applied)
 	for (int i = 0; i < ng; i++) {
 		int one = (i == 0 || gb[i - 1] != gb[i]) &&
 		    (i + 1 == ng || gb[i + 1] != gb[i]);
-		if (!one && n[gb[i]] > nmax)
-			nmax = n[gb[i]];
 		ord[one ? nord++ : ng - 1 - nmulti++] = i;
 	}
 	/* (the groups of several-group blocks came in reverse) */
@@ -426,27 +384,44 @@ cg_sum(struct cg *s, double *out, int *applied)
 		ord[b] = x;
 	}
 	if (!(glr = xmalloc(((size_t)ng * ng + 1) * sizeof *glr)) ||
-	    !(cnt = xcalloc((size_t)ng + 1, sizeof *cnt)) ||
-	    !(lf = xmalloc(((size_t)nmax + 1) * sizeof *lf)) ||
 	    !(ogb = xmalloc(((size_t)ng + 1) * sizeof *ogb)) ||
 	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw))) {
 		rc = -1;
 		goto done;
 	}
-	lf[0] = 0;
-	for (int64_t c = 1; c <= nmax; c++)
-		lf[c] = lgamma((double)c + 1);
-	for (int i = 0; i < ng; i++) {
-		ogb[i] = gb[ord[i]];
-		ogw[i] = gw[ord[i]];
-		for (int j = 0; j < ng; j++)
-			glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] * s->ncell +
-			    rep[ord[j]]];
+	/* the pruned sum's work depends on the order of the blocks: a
+	 * large sum tries three orders in rounds of growing budgets, a
+	 * smaller one goes in full */
+	for (int k = 0; k < 3 * CG_ROUNDS + 1; k++) {
+		double nodes, budget = CG_BUDGET * pow(6, k / 3);
+		int big = terms > CG_FULL_TERMS, o = k % 3;
+		if (k == 3 * CG_ROUNDS) {
+			if (big)
+				goto done;
+			budget = INFINITY;
+			o = 0;
+		} else if (k > 0 && !big)
+			continue;
+		else if (big && maxg > CG_MAX_FREE)
+			goto done;
+		sort_blocks(ord + nord, ng - nord, gb, n, o);
+		for (int i = 0; i < ng; i++) {
+			ogb[i] = gb[ord[i]];
+			ogw[i] = gw[ord[i]];
+			for (int j = 0; j < ng; j++)
+				glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] *
+				    s->ncell + rep[ord[j]]];
+		}
+		/* a block with no groups has no constants */
+		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
+		if ((r = cgsum(&sm, budget == INFINITY ? 0 : terms, budget, out,
+		    &nodes)) < 0) {
+			rc = -1;
+			goto done;
+		}
+		if (r == 0)
+			break;
 	}
-	sm = (struct sum){ ng, ogb, ogw, glr, n, lf, cnt, -INFINITY, 0 };
-	/* a block with no groups has no constants */
-	sum_rec(&sm, 0, 0, 0);
-	*out = sm.max == -INFINITY ? -INFINITY : sm.max + log(sm.acc);
 	*applied = 1;
 	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
 	    "%.3g count vectors", s->ncell, ng, s->nb, terms);
@@ -457,11 +432,9 @@ done:
 	free(gw);
 	free(glr);
 	free(n);
-	free(cnt);
 	free(ord);
 	free(ogb);
 	free(ogw);
-	free(lf);
 	return rc;
 }
 
