@@ -16,15 +16,21 @@
 #define CG_MAX_PAIR 10
 #define CG_MAX_CELLS 256
 #define CG_MAX_TERMS 1e30
-/* Sums of up to this many vectors are taken in full where the pruned
- * sum gives up. */
+/* Sums of fewer vectors are taken in full; of up to CG_FULL_TERMS, in
+ * full where the pruned sum gives up. */
+#define CG_PRUNE_TERMS 1e5
 #define CG_FULL_TERMS 4e6
 /* Work of a pruned sum (lifted/cgsum.c) in its first round of block
- * orders; each round has 6 times the last's, CG_ROUNDS in all.  Larger
- * sums are pruned only with at most CG_MAX_FREE groups in a block. */
-#define CG_BUDGET 2e7
+ * orders; each round has 6 times the last's, CG_ROUNDS in all.  Sums
+ * past CG_FULL_TERMS are pruned only with at most CG_MAX_FREE groups in
+ * a block. */
+#define CG_BUDGET 3e7
 #define CG_ROUNDS 2
 #define CG_MAX_FREE 4
+/* Work of the large pruned sums an engine gave up, past which it
+ * leaves them to the other rules (the binomial's children repeat
+ * them). */
+#define CG_WASTE 1e8
 /* Clause evaluations the pair weights may take in all. */
 #define CG_MAX_WORK 3e7
 
@@ -329,7 +335,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	double *gw = xmalloc((size_t)s->ncell * sizeof *gw), *glr = NULL;
 	int64_t *n = xmalloc((size_t)s->nb * sizeof *n);
 	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
-	int nord = 0, nmulti = 0, r, maxg = 0;
+	int nord = 0, nmulti = 0, r, maxg = 0, pruned = 0;
 	double terms = 1, *ogw = NULL;
 	struct cgsum sm;
 	int rc = -1;
@@ -391,10 +397,12 @@ cg_sum(struct cg *s, double *out, int *applied)
 	}
 	/* the pruned sum's work depends on the order of the blocks: a
 	 * large sum tries three orders in rounds of growing budgets, a
-	 * smaller one goes in full */
+	 * medium one the first, then goes in full */
 	for (int k = 0; k < 3 * CG_ROUNDS + 1; k++) {
 		double nodes, budget = CG_BUDGET * pow(6, k / 3);
 		int big = terms > CG_FULL_TERMS, o = k % 3;
+		if (terms < CG_PRUNE_TERMS && k < 3 * CG_ROUNDS)
+			continue;
 		if (k == 3 * CG_ROUNDS) {
 			if (big)
 				goto done;
@@ -402,7 +410,8 @@ cg_sum(struct cg *s, double *out, int *applied)
 			o = 0;
 		} else if (k > 0 && !big)
 			continue;
-		else if (big && maxg > CG_MAX_FREE)
+		else if (big && (maxg > CG_MAX_FREE ||
+		    s->g->cg_wasted > CG_WASTE))
 			goto done;
 		sort_blocks(ord + nord, ng - nord, gb, n, o);
 		for (int i = 0; i < ng; i++) {
@@ -414,17 +423,21 @@ cg_sum(struct cg *s, double *out, int *applied)
 		}
 		/* a block with no groups has no constants */
 		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
-		if ((r = cgsum(&sm, budget == INFINITY ? 0 : terms, budget, out,
-		    &nodes)) < 0) {
+		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {
 			rc = -1;
 			goto done;
 		}
-		if (r == 0)
+		if (r == 0) {
+			pruned = budget < INFINITY;
 			break;
+		}
+		if (big)
+			s->g->cg_wasted += nodes;
 	}
 	*applied = 1;
 	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
-	    "%.3g count vectors", s->ncell, ng, s->nb, terms);
+	    "%.3g count vectors%s", s->ncell, ng, s->nb, terms,
+	    pruned ? ", pruned" : "");
 done:
 	free(grp);
 	free(rep);

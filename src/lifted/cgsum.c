@@ -1,5 +1,5 @@
-/* cgsum.c: the cell-graph rule's sum over count vectors, in full when
- * it is small, else depth first with subtrees dropped whose upper bound
+/* cgsum.c: the cell-graph rule's sum over count vectors, in full, or
+ * (given a budget) depth first with subtrees dropped whose upper bound
  * falls below the sum found by e^-(40 + log vectors)
  * (docs/internals/lifted.md, "The pruned sum"). */
 #include <math.h>
@@ -8,14 +8,12 @@
 
 #include "lifted/lifted-int.h"
 
-/* Sums of fewer vectors than this are visited in full. */
-#define CS_FULL 1e5
 /* Nats below the largest term found that a dropped subtree's bound
  * must fall, past the log of the vectors there are in all. */
 #define CS_DROP 40.0
 /* Sweeps of the Jacobi eigenvalue method and mean-field steps. */
 #define CS_SWEEPS 60
-#define CS_MF 4
+#define CS_MF 1
 
 _Thread_local int cg_test_mode;
 _Thread_local int64_t cg_bound_violations, cg_bound_checks, cg_bound_drops;
@@ -383,8 +381,9 @@ cs_dive(struct cs *s)
 	return z;
 }
 
-/* log of the sum of p's count vectors into *out: 0, or 1 when the
- * pruned sum gave up past budget nodes, -1 out of memory. */
+/* log of the sum of p's count vectors (vectors of them) into *out: 0;
+ * with a finite budget the sum is pruned, 1 when it gave up past that
+ * work; -1 out of memory. */
 int
 cgsum(const struct cgsum *p, double vectors, double budget, double *out,
     double *nodes)
@@ -397,7 +396,7 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.p = p;
 	s.ng = ng;
 	s.budget = budget;
-	prune = vectors >= CS_FULL || cg_test_mode;
+	prune = budget < INFINITY || cg_test_mode;
 	if (cg_test_mode == 2)
 		s.check = 1;
 	for (int b = 0; b < p->nb; b++)
