@@ -249,6 +249,7 @@ pair_weights(struct cg *s, int p, int q)
 {
 	const struct th *t = s->t;
 	int pa[CG_MAX_PAIR][2], npa, ng = 0, kp = 1 << s->nbits[p];
+	unsigned read = 0;
 	int kq = 1 << s->nbits[q];
 	struct gcl *gc;
 
@@ -271,13 +272,25 @@ pair_weights(struct cg *s, int p, int q)
 		if (bu == q && bv == p)
 			ground(s, (int)i, 1, 0, pa, npa, &gc[ng++]);
 	}
+	/* within one block, the pair in the order of the bits the pair
+	 * clauses read: cells that differ in other bits then get the same
+	 * floating-point row, and merge (same_row) */
+	for (int k = 0; k < ng; k++)
+		for (int l = 0; l < gc[k].n; l++)
+			if (gc[k].l[l].src != SRC_PAIR)
+				read |= 1u << gc[k].l[l].idx;
 	for (int i = 0; i < kp; i++)
 		for (int j = 0; j < kq; j++) {
 			double r = -INFINITY;
+			unsigned a = (unsigned)i, b = (unsigned)j;
+			if (p == q && (a & read) > (b & read)) {
+				a = (unsigned)j;
+				b = (unsigned)i;
+			}
 			for (unsigned x = 0; x < 1u << npa; x++) {
 				double f = 0;
 				for (int k = 0; k < ng && f > -INFINITY; k++)
-					f += gcl_eval(&gc[k], (unsigned)i, (unsigned)j, x);
+					f += gcl_eval(&gc[k], a, b, x);
 				r = cg_ladd(r, f);
 			}
 			s->lr[(size_t)(s->cell0[p] + i) * s->ncell + s->cell0[q] + j] = r;
