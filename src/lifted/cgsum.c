@@ -25,6 +25,14 @@ struct cs {
 	double *lt;            /* finite stand-in for lr (>= lr) */
 	double *lp, *lm;       /* lt = lp + lm, lp PSD, lm NSD */
 	double *a, *beta, *y, *t; /* scratch per group */
+	double *pref;          /* (ng + 1) x ng: at depth i, per group g its
+	                          lw plus the pair weights to the counts of
+	                          groups 0..i-1 */
+	double *pm, *tail;     /* ng x ng, for the convex part's vertices:
+	                          max of lp[g][h] over h from i to its block's
+	                          end; what the blocks past i's give */
+	double *nv;            /* k x ng: lm's eigenvectors times sqrt(-e) */
+	int nk;
 	int64_t *cnt;
 	int64_t *after;        /* per group: constants of the blocks past
 	                          its own */
@@ -138,21 +146,73 @@ cs_split(struct cs *s)
 			s->lp[i * n + j] = pp;
 			s->lm[i * n + j] = mm;
 		}
+	/* lm = -sum_k nv_k nv_k' */
+	s->nk = 0;
+	for (int k = 0; k < n; k++)
+		if (m[k * n + k] < 0) {
+			double f = sqrt(-m[k * n + k]);
+			for (int i = 0; i < n; i++)
+				s->nv[s->nk * n + i] = f * v[i * n + k];
+			s->nk++;
+		}
 	free(m);
 	free(v);
 	return 0;
 }
 
-/* log of the groups' linear weight at group i given the counts before
- * it: lw_i plus the pair weights to those constants. */
-static double
-cs_lin(const struct cs *s, int i, int upto)
+/* pref at depth i + 1 from depth i with c constants in group i. */
+static void
+cs_push(struct cs *s, int i, int64_t c)
 {
-	double lin = s->p->lw[i];
+	const double *from = s->pref + (size_t)i * s->ng;
+	double *to = s->pref + (size_t)(i + 1) * s->ng;
 
-	for (int h = 0; h < upto && lin > -INFINITY; h++)
-		lin += mulc((double)s->cnt[h], s->p->lr[i * s->ng + h]);
-	return lin;
+	for (int g = i + 1; g < s->ng; g++)
+		to[g] = from[g] > -INFINITY ? from[g] +
+		    mulc((double)c, s->p->lr[g * s->ng + i]) : from[g];
+}
+
+/* pm and tail, from lp. */
+static void
+cs_vertices(struct cs *s)
+{
+	const struct cgsum *p = s->p;
+	int ng = s->ng;
+
+	for (int g = 0; g < ng; g++) {
+		double t = 0;
+		for (int i = ng - 1; i >= 0; i--) {
+			int last = i + 1 == ng || p->gb[i + 1] != p->gb[i];
+			double lp = s->lp[g * ng + i];
+			s->pm[g * ng + i] = last || lp > s->pm[g * ng + i + 1] ?
+			    lp : s->pm[g * ng + i + 1];
+			s->tail[g * ng + i] = t;
+			/* i opens its block: the block counts for the ones
+			 * before it */
+			if (i == 0 || p->gb[i - 1] != p->gb[i])
+				t += (double)p->n[p->gb[i]] * (p->gb[g] ==
+				    p->gb[i] ? s->lp[g * ng + g] :
+				    s->pm[g * ng + i]);
+		}
+	}
+}
+
+/* t = lm y over the groups from i. */
+static void
+cs_lmy(struct cs *s, int i)
+{
+	int ng = s->ng;
+
+	for (int g = i; g < ng; g++)
+		s->t[g] = 0;
+	for (int k = 0; k < s->nk; k++) {
+		const double *v = s->nv + (size_t)k * ng;
+		double u = 0;
+		for (int h = i; h < ng; h++)
+			u += v[h] * s->y[h];
+		for (int g = i; g < ng; g++)
+			s->t[g] -= v[g] * u;
+	}
 }
 
 /*
@@ -178,38 +238,21 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		left = p->n[p->gb[i]];
 
 	for (int g = i; g < ng; g++) {
-		double cv = 0, rg = 0;
 		/* r'lp r/2 at a vertex (each block's constants in one group):
 		 * a constant of g meets its block in g and another block in
 		 * the group best for g */
-		for (int h = i; h < ng;) {
-			int e = h, bh = p->gb[h];
-			double mx = -INFINITY, nb;
-			nb = h == i ? (double)left : (double)p->n[bh];
-			while (e < ng && p->gb[e] == bh) {
-				if (s->lp[g * ng + e] > mx)
-					mx = s->lp[g * ng + e];
-				e++;
-			}
-			if (bh == p->gb[g])
-				rg = nb;
-			else
-				cv += nb * mx;
-			h = e;
-		}
-		cv += rg * s->lp[g * ng + g];
-		s->a[g] = cs_lin(s, g, i) - s->lt[g * ng + g] / 2 + cv / 2;
+		double cv = s->tail[g * ng + i] + (double)left *
+		    (p->gb[g] == p->gb[i] ? s->lp[g * ng + g] : s->pm[g * ng + i]);
+		s->a[g] = s->pref[(size_t)i * ng + g] - s->lt[g * ng + g] / 2 +
+		    cv / 2;
 	}
 	for (int it = 0; it <= CS_MF; it++) {
 		/* beta = a + lm y; then y: each block's constants spread
 		 * over its groups by e^beta */
-		for (int g = i; g < ng; g++) {
-			double d = 0;
-			if (it > 0)
-				for (int h = i; h < ng; h++)
-					d += s->lm[g * ng + h] * s->y[h];
-			s->beta[g] = s->a[g] + d;
-		}
+		if (it > 0)
+			cs_lmy(s, i);
+		for (int g = i; g < ng; g++)
+			s->beta[g] = s->a[g] + (it > 0 ? s->t[g] : 0);
 		if (it == CS_MF)
 			break;
 		for (int g = i; g < ng;) {
@@ -228,12 +271,10 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 			g = e;
 		}
 	}
-	for (int g = i; g < ng; g++) {
-		double d = 0;
-		for (int h = i; h < ng; h++)
-			d += s->lm[g * ng + h] * s->y[h];
-		c -= s->y[g] * d / 2;
-	}
+	if (CS_MF == 0)
+		cs_lmy(s, i);
+	for (int g = i; g < ng; g++)
+		c -= s->y[g] * s->t[g] / 2;
 	ub = z + c;
 	for (int g = i; g < ng;) {
 		int e = g;
@@ -268,7 +309,7 @@ cs_thr(const struct cs *s)
 static double
 cs_term(const struct cs *s, int i, int64_t c, double z, int one)
 {
-	double k = (double)c, lin = cs_lin(s, i, i);
+	double k = (double)c, lin = s->pref[i * s->ng + i];
 
 	if (one)
 		return z + mulc(k, lin) + mulc(k * (k - 1) / 2,
@@ -305,6 +346,7 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 		if (v == -INFINITY)
 			continue;
 		s->cnt[i] = c;
+		cs_push(s, i, c);
 		s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
 		if (s->nodes > s->budget && prune) {
 			s->stop = 1;
@@ -361,6 +403,7 @@ cs_dive(struct cs *s)
 		for (int64_t c = last ? left : 0; c <= left; c++) {
 			double v = cs_term(s, i, c, z, first && last), ub;
 			s->cnt[i] = c;
+			cs_push(s, i, c);
 			ub = v == -INFINITY || i + 1 == s->ng ? v :
 			    cs_bound(s, i + 1, left - c, v);
 			if (ub > best) {
@@ -374,6 +417,7 @@ cs_dive(struct cs *s)
 			return -INFINITY;
 		}
 		s->cnt[i] = bc;
+		cs_push(s, i, bc);
 		z = bz;
 		left -= bc;
 	}
@@ -407,10 +451,17 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.lp = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lp);
 	s.lm = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lm);
 	s.a = xmalloc(((size_t)ng * 4 + 1) * sizeof *s.a);
+	s.pref = xmalloc(((size_t)(ng + 1) * ng + 1) * sizeof *s.pref);
+	s.pm = xmalloc(((size_t)ng * ng + 1) * sizeof *s.pm);
+	s.tail = xmalloc(((size_t)ng * ng + 1) * sizeof *s.tail);
+	s.nv = xmalloc(((size_t)ng * ng + 1) * sizeof *s.nv);
 	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
-	if (!s.lf || !s.lt || !s.lp || !s.lm || !s.a || !s.cnt || !s.after)
+	if (!s.lf || !s.lt || !s.lp || !s.lm || !s.a || !s.cnt || !s.after ||
+	    !s.pref || !s.pm || !s.tail || !s.nv)
 		goto done;
+	for (int g = 0; g < ng; g++)
+		s.pref[g] = p->lw[g];
 	s.beta = s.a + ng;
 	s.y = s.a + 2 * ng;
 	s.t = s.a + 3 * ng;
@@ -425,6 +476,7 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	if (prune) {
 		if (cs_split(&s) < 0)
 			goto done;
+		cs_vertices(&s);
 		s.lb = cs_dive(&s);
 		s.drop = CS_DROP + log(vectors > 1 ? vectors : 1);
 	}
@@ -438,6 +490,10 @@ done:
 	free(s.lp);
 	free(s.lm);
 	free(s.a);
+	free(s.pref);
+	free(s.pm);
+	free(s.tail);
+	free(s.nv);
 	free(s.cnt);
 	free(s.after);
 	return rc;
