@@ -21,7 +21,7 @@
 #define CG_PRUNE_TERMS 1e5
 #define CG_FULL_TERMS 4e6
 /* Work of a pruned sum (lifted/cgsum.c) in its first round of block
- * orders; each round has 6 times the last's, CG_ROUNDS in all.  Sums
+ * orders; each round has 10 times the last's, CG_ROUNDS in all.  Sums
  * past CG_FULL_TERMS are pruned only with at most CG_MAX_FREE groups in
  * a block. */
 #define CG_BUDGET 3e7
@@ -412,7 +412,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	 * large sum tries three orders in rounds of growing budgets, a
 	 * medium one the first, then goes in full */
 	for (int k = 0; k < 3 * CG_ROUNDS + 1; k++) {
-		double nodes, budget = CG_BUDGET * pow(6, k / 3);
+		double nodes, budget = CG_BUDGET * pow(10, k / 3);
 		int big = terms > CG_FULL_TERMS, o = k % 3;
 		if (terms < CG_PRUNE_TERMS && k < 3 * CG_ROUNDS)
 			continue;
