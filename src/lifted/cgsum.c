@@ -23,7 +23,7 @@ struct cs {
 	int ng;
 	double *lf;            /* log c!, c up to the largest block */
 	double *lt;            /* finite stand-in for lr (>= lr) */
-	double *lp, *lm;       /* lt = lp + lm, lp PSD, lm NSD */
+	double *lp;            /* lt = lp + lm, lp PSD, lm NSD (kept as nv) */
 	double *a, *beta, *y, *t; /* scratch per group */
 	double *pref;          /* (ng + 1) x ng: at depth i, per group g its
 	                          lw plus the pair weights to the counts of
@@ -135,16 +135,13 @@ cs_split(struct cs *s)
 	jacobi(m, v, n);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
-			double pp = 0, mm = 0;
+			double pp = 0;
 			for (int k = 0; k < n; k++) {
 				double e = m[k * n + k], x = v[i * n + k] * v[j * n + k];
 				if (e > 0)
 					pp += e * x;
-				else
-					mm += e * x;
 			}
 			s->lp[i * n + j] = pp;
-			s->lm[i * n + j] = mm;
 		}
 	/* lm = -sum_k nv_k nv_k' */
 	s->nk = 0;
@@ -449,7 +446,6 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.lf = xmalloc(((size_t)nmax + 1) * sizeof *s.lf);
 	s.lt = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lt);
 	s.lp = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lp);
-	s.lm = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lm);
 	s.a = xmalloc(((size_t)ng * 4 + 1) * sizeof *s.a);
 	s.pref = xmalloc(((size_t)(ng + 1) * ng + 1) * sizeof *s.pref);
 	s.pm = xmalloc(((size_t)ng * ng + 1) * sizeof *s.pm);
@@ -457,7 +453,7 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.nv = xmalloc(((size_t)ng * ng + 1) * sizeof *s.nv);
 	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
-	if (!s.lf || !s.lt || !s.lp || !s.lm || !s.a || !s.cnt || !s.after ||
+	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
 		goto done;
 	for (int g = 0; g < ng; g++)
@@ -488,7 +484,6 @@ done:
 	free(s.lf);
 	free(s.lt);
 	free(s.lp);
-	free(s.lm);
 	free(s.a);
 	free(s.pref);
 	free(s.pm);
