@@ -6,7 +6,10 @@
 # "stop" past LIMIT seconds (issue 22 item 2).
 #
 #   SQLIFT=path/to/sqlift sh bench/fo2.sh [family ...]
-# Knobs: FO2_SIZES (100 500 2000), LIMIT (20 s), MEM (ulimit -v, 6000000).
+# Knobs: FO2_SIZES (100 500 2000), FO2_EV (0 1: without and with
+# evidence), LIMIT (20 s), MEM (ulimit -v, 6000000), REF (a second
+# sqlift, e.g. the build before a change, run beside on the same file:
+# its seconds and whether its log Z agrees to 1e-9).
 set -u
 
 SQLIFT=${SQLIFT:-./sqlift}
@@ -47,11 +50,12 @@ gen() {  # family n ev
 	"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null
 }
 
-run() {  # family n ev
+run() {  # family n ev [sqlift]
 	f=$dir/$1-$2-$3
 	t0=$(date +%s%N)
-	if (ulimit -v "$MEM"; exec timeout "$LIMIT" nice "$SQLIFT" infer "$f.sqlite" \
-	    -m exact --ow Smokes,Cancer,Friends >/dev/null 2>"$dir/err"); then
+	if (ulimit -v "$MEM"; exec timeout "$LIMIT" nice "${4:-$SQLIFT}" infer \
+	    "$f.sqlite" -m exact --ow Smokes,Cancer,Friends >/dev/null \
+	    2>"$dir/err"); then
 		t1=$(date +%s%N)
 		sqlite3 "$f.sqlite" "SELECT printf('%.3f %.9f', ($t1 - $t0) / 1e9,
 		    log_z) FROM runs ORDER BY run_id DESC LIMIT 1"
@@ -60,13 +64,24 @@ run() {  # family n ev
 	fi
 }
 
-printf '%-8s %-3s %6s %8s %20s\n' family ev n seconds 'log Z'
+printf '%-8s %-3s %6s %8s %20s%s\n' family ev n seconds 'log Z' \
+    "${REF:+  ref-seconds same}"
 for fam in ${*:-fs sym symhard symcan iff graph hard fo2 exist conj trans transfs}; do
-	for ev in 0 1; do
+	for ev in ${FO2_EV:-0 1}; do
 		for n in ${FO2_SIZES:-100 500 2000}; do
 			gen "$fam" "$n" "$ev"
 			set -- $(run "$fam" "$n" "$ev")
-			printf '%-8s %-3s %6s %8s %20s\n' "$fam" "$ev" "$n" "$1" "$2"
+			r=
+			if [ -n "${REF:-}" ]; then
+				# the reference binary on the same file, beside
+				set -- "$1" "$2" $(run "$fam" "$n" "$ev" "$REF")
+				r=$(awk -v a="$2" -v b="$4" -v t="$3" 'BEGIN {
+					d = a - b; d = d < 0 ? -d : d
+					tol = 1e-9 * (1 + (a < 0 ? -a : a))
+					s = a == "-" || b == "-" ? "-" : d <= tol ? "yes" : "NO"
+					printf "  %11s %4s", t, s }')
+			fi
+			printf '%-8s %-3s %6s %8s %20s%s\n' "$fam" "$ev" "$n" "$1" "$2" "$r"
 			[ "$1" = stop ] && break
 		done
 	done

@@ -15,7 +15,22 @@
 #define CG_MAX_BITS 8
 #define CG_MAX_PAIR 10
 #define CG_MAX_CELLS 256
-#define CG_MAX_TERMS 4e6
+#define CG_MAX_TERMS 1e30
+/* Sums of fewer vectors are taken in full; of up to CG_FULL_TERMS, in
+ * full where the pruned sum gives up. */
+#define CG_PRUNE_TERMS 1e5
+#define CG_FULL_TERMS 4e6
+/* Work of a pruned sum (lifted/cgsum.c) in its first round of block
+ * orders; each round has 10 times the last's, CG_ROUNDS in all.  Sums
+ * past CG_FULL_TERMS are pruned only with at most CG_MAX_FREE groups in
+ * a block. */
+#define CG_BUDGET 3e7
+#define CG_ROUNDS 2
+#define CG_MAX_FREE 4
+/* Work of the large pruned sums an engine gave up, past which it
+ * leaves them to the other rules (the binomial's children repeat
+ * them). */
+#define CG_WASTE 1e8
 /* Clause evaluations the pair weights may take in all. */
 #define CG_MAX_WORK 3e7
 
@@ -224,6 +239,7 @@ pair_weights(struct cg *s, int p, int q)
 {
 	const struct th *t = s->t;
 	int pa[CG_MAX_PAIR][2], npa, ng = 0, kp = 1 << s->nbits[p];
+	unsigned read = 0;
 	int kq = 1 << s->nbits[q];
 	struct gcl *gc;
 
@@ -246,13 +262,25 @@ pair_weights(struct cg *s, int p, int q)
 		if (bu == q && bv == p)
 			ground(s, (int)i, 1, 0, pa, npa, &gc[ng++]);
 	}
+	/* within one block, the pair in the order of the bits the pair
+	 * clauses read: cells that differ in other bits then get the same
+	 * floating-point row, and merge (same_row) */
+	for (int k = 0; k < ng; k++)
+		for (int l = 0; l < gc[k].n; l++)
+			if (gc[k].l[l].src != SRC_PAIR)
+				read |= 1u << gc[k].l[l].idx;
 	for (int i = 0; i < kp; i++)
 		for (int j = 0; j < kq; j++) {
 			double r = -INFINITY;
+			unsigned a = (unsigned)i, b = (unsigned)j;
+			if (p == q && (a & read) > (b & read)) {
+				a = (unsigned)j;
+				b = (unsigned)i;
+			}
 			for (unsigned x = 0; x < 1u << npa; x++) {
 				double f = 0;
 				for (int k = 0; k < ng && f > -INFINITY; k++)
-					f += gcl_eval(&gc[k], (unsigned)i, (unsigned)j, x);
+					f += gcl_eval(&gc[k], a, b, x);
 				r = s->g->sr->add(r, f);
 			}
 			s->lr[(size_t)(s->cell0[p] + i) * s->ncell + s->cell0[q] + j] = r;
@@ -262,19 +290,16 @@ pair_weights(struct cg *s, int p, int q)
 	return 1;
 }
 
-/* The sum over count vectors: groups (merged cells) in block order,
+/* In the max semiring, the largest term over the count vectors (the
+ * sum semiring's sum is cgsum's): groups (merged cells) in block order,
  * blocks of one group (whose count is their size) first. */
-struct sum {
+struct maxsum {
 	int ng;
 	const int *gb;         /* per group: its block */
 	const double *lw, *lr; /* group weights, pair weights (ng x ng) */
 	const int64_t *n;      /* per block: constants */
-	const double *lf;      /* lf[c] = log c!, c up to the largest block
-	                          of several groups */
-	int counts;            /* the semiring's: multinomials count (sum),
-	                          or not (max) */
 	int64_t *cnt;
-	double max, acc;
+	double max;
 };
 
 static double
@@ -284,32 +309,14 @@ mulc(double k, double lv)
 }
 
 static void
-sum_add(struct sum *s, double v)
-{
-	if (v == -INFINITY)
-		return;
-	if (!s->counts) {
-		/* max: acc stays 1 once a vector counted */
-		if (v > s->max)
-			s->max = v;
-		s->acc = 1;
-		return;
-	}
-	if (v > s->max) {
-		s->acc = s->acc * exp(s->max - v) + 1;
-		s->max = v;
-	} else
-		s->acc += exp(v - s->max);
-}
-
-static void
-sum_rec(struct sum *s, int i, int64_t left, double z)
+max_rec(struct maxsum *s, int i, int64_t left, double z)
 {
 	int first, last;
 	double lin, diag;
 
 	if (i == s->ng) {
-		sum_add(s, z);
+		if (z > s->max)
+			s->max = z;
 		return;
 	}
 	first = i == 0 || s->gb[i] != s->gb[i - 1];
@@ -322,25 +329,13 @@ sum_rec(struct sum *s, int i, int64_t left, double z)
 	for (int h = 0; h < i && lin > -INFINITY; h++)
 		lin += mulc((double)s->cnt[h], s->lr[i * s->ng + h]);
 	diag = s->lr[i * s->ng + i];
-	if (first && last) {
-		/* one group: the multinomial is 1 */
-		double c = (double)left;
-		s->cnt[i] = left;
-		sum_rec(s, i + 1, 0, z + mulc(c, lin) + mulc(c * (c - 1) / 2,
-		    diag));
-		s->cnt[i] = 0;
-		return;
-	}
-	if (first && s->counts)
-		z += s->lf[left];
 	for (int64_t c = last ? left : 0; c <= left; c++) {
 		double k = (double)c;
-		double v = z - (s->counts ? s->lf[c] : 0) + mulc(k, lin) +
-		    mulc(k * (k - 1) / 2, diag);
+		double v = z + mulc(k, lin) + mulc(k * (k - 1) / 2, diag);
 		if (v == -INFINITY)
 			continue;
 		s->cnt[i] = c;
-		sum_rec(s, i + 1, left - c, v);
+		max_rec(s, i + 1, left - c, v);
 	}
 	s->cnt[i] = 0;
 }
@@ -363,6 +358,28 @@ same_row(const struct cg *s, int a, int b)
 	return 1;
 }
 
+/* The runs of groups of one block in ord[0..m-1] by their block: in
+ * block order (o = 0), smallest block first (1) or largest (2). */
+static void
+sort_blocks(int *ord, int m, const int *gb, const int64_t *n, int o)
+{
+	for (int a = 1; a < m; a++)
+		for (int b = a; b > 0; b--) {
+			int x = gb[ord[b - 1]], y = gb[ord[b]], x1;
+			if (o == 0)
+				x1 = x > y;
+			else if (n[x] != n[y])
+				x1 = o == 1 ? n[x] > n[y] : n[x] < n[y];
+			else
+				x1 = x > y;
+			if (!x1)
+				break;
+			x = ord[b - 1];
+			ord[b - 1] = ord[b];
+			ord[b] = x;
+		}
+}
+
 static int
 cg_sum(struct cg *s, double *out, int *applied)
 {
@@ -370,11 +387,11 @@ cg_sum(struct cg *s, double *out, int *applied)
 	int *rep = xmalloc((size_t)s->ncell * sizeof *rep);
 	int *gb = xmalloc((size_t)s->ncell * sizeof *gb), ng = 0;
 	double *gw = xmalloc((size_t)s->ncell * sizeof *gw), *glr = NULL;
-	int64_t *n = xmalloc((size_t)s->nb * sizeof *n), *cnt = NULL, nmax = 0;
+	int64_t *n = xmalloc((size_t)s->nb * sizeof *n);
 	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
-	int nord = 0, nmulti = 0;
-	double terms = 1, *lf = NULL, *ogw = NULL;
-	struct sum sm;
+	int nord = 0, nmulti = 0, r, maxg = 0, pruned = 0;
+	double terms = 1, *ogw = NULL;
+	struct cgsum sm;
 	int rc = -1;
 
 	*applied = 0;
@@ -408,6 +425,8 @@ cg_sum(struct cg *s, double *out, int *applied)
 		}
 		if (m > 0)
 			terms *= exp(lchoose(n[b] + m - 1, m - 1));
+		if (m > maxg)
+			maxg = m;
 	}
 	rc = 0;
 	if (terms > CG_MAX_TERMS)
@@ -416,8 +435,6 @@ cg_sum(struct cg *s, double *out, int *applied)
 	for (int i = 0; i < ng; i++) {
 		int one = (i == 0 || gb[i - 1] != gb[i]) &&
 		    (i + 1 == ng || gb[i + 1] != gb[i]);
-		if (!one && n[gb[i]] > nmax)
-			nmax = n[gb[i]];
 		ord[one ? nord++ : ng - 1 - nmulti++] = i;
 	}
 	/* (the groups of several-group blocks came in reverse) */
@@ -427,31 +444,72 @@ cg_sum(struct cg *s, double *out, int *applied)
 		ord[b] = x;
 	}
 	if (!(glr = xmalloc(((size_t)ng * ng + 1) * sizeof *glr)) ||
-	    !(cnt = xcalloc((size_t)ng + 1, sizeof *cnt)) ||
-	    !(lf = xmalloc(((size_t)nmax + 1) * sizeof *lf)) ||
 	    !(ogb = xmalloc(((size_t)ng + 1) * sizeof *ogb)) ||
 	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw))) {
 		rc = -1;
 		goto done;
 	}
-	lf[0] = 0;
-	for (int64_t c = 1; c <= nmax; c++)
-		lf[c] = lgamma((double)c + 1);
-	for (int i = 0; i < ng; i++) {
-		ogb[i] = gb[ord[i]];
-		ogw[i] = gw[ord[i]];
-		for (int j = 0; j < ng; j++)
-			glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] * s->ncell +
-			    rep[ord[j]]];
+	if (!s->g->sr->counts) {
+		struct maxsum mx = { ng, ogb, ogw, glr, n, NULL, -INFINITY };
+		for (int i = 0; i < ng; i++) {
+			ogb[i] = gb[ord[i]];
+			ogw[i] = gw[ord[i]];
+			for (int j = 0; j < ng; j++)
+				glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] *
+				    s->ncell + rep[ord[j]]];
+		}
+		if (!(mx.cnt = xcalloc((size_t)ng + 1, sizeof *mx.cnt))) {
+			rc = -1;
+			goto done;
+		}
+		/* a block with no groups has no constants */
+		max_rec(&mx, 0, 0, 0);
+		free(mx.cnt);
+		*out = mx.max;
 	}
-	sm = (struct sum){ ng, ogb, ogw, glr, n, lf, s->g->sr->counts, cnt,
-	    -INFINITY, 0 };
-	/* a block with no groups has no constants */
-	sum_rec(&sm, 0, 0, 0);
-	*out = sm.max == -INFINITY ? -INFINITY : sm.max + log(sm.acc);
+	/* the pruned sum's work depends on the order of the blocks: a
+	 * large sum tries three orders in rounds of growing budgets, a
+	 * medium one the first, then goes in full */
+	for (int k = 0; s->g->sr->counts && k < 3 * CG_ROUNDS + 1; k++) {
+		double nodes, budget = CG_BUDGET * pow(10, k / 3);
+		int big = terms > CG_FULL_TERMS, o = k % 3;
+		if (terms < CG_PRUNE_TERMS && k < 3 * CG_ROUNDS)
+			continue;
+		if (k == 3 * CG_ROUNDS) {
+			if (big)
+				goto done;
+			budget = INFINITY;
+			o = 0;
+		} else if (k > 0 && !big)
+			continue;
+		else if (big && (maxg > CG_MAX_FREE ||
+		    s->g->cg_wasted > CG_WASTE))
+			goto done;
+		sort_blocks(ord + nord, ng - nord, gb, n, o);
+		for (int i = 0; i < ng; i++) {
+			ogb[i] = gb[ord[i]];
+			ogw[i] = gw[ord[i]];
+			for (int j = 0; j < ng; j++)
+				glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] *
+				    s->ncell + rep[ord[j]]];
+		}
+		/* a block with no groups has no constants */
+		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
+		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {
+			rc = -1;
+			goto done;
+		}
+		if (r == 0) {
+			pruned = budget < INFINITY;
+			break;
+		}
+		if (big)
+			s->g->cg_wasted += nodes;
+	}
 	*applied = 1;
 	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
-	    "%.3g count vectors", s->ncell, ng, s->nb, terms);
+	    "%.3g count vectors%s", s->ncell, ng, s->nb, terms,
+	    pruned ? ", pruned" : "");
 done:
 	free(grp);
 	free(rep);
@@ -459,11 +517,9 @@ done:
 	free(gw);
 	free(glr);
 	free(n);
-	free(cnt);
 	free(ord);
 	free(ogb);
 	free(ogw);
-	free(lf);
 	return rc;
 }
 

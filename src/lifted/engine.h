@@ -84,6 +84,27 @@ double eng_default_memory(void);
  * caps): 0 once they are freed. */
 int64_t eng_held_bytes(void);
 
+/* The cell-graph rule's sum over count vectors (lifted/cgsum.c; here
+ * for its tests): groups of a block contiguous, blocks of one group
+ * first; lw per group, lr the ng x ng log pair weights, n per block its
+ * constants.  cgsum: log of the sum into *out, 0; pruned with a finite
+ * budget, 1 when it gave up past that work (*nodes: what it took); -1
+ * out of memory. */
+struct cgsum {
+	int ng, nb;
+	const int *gb;
+	const double *lw, *lr;
+	const int64_t *n;
+};
+int cgsum(const struct cgsum *p, double vectors, double budget,
+    double *out, double *nodes);
+/* For tests: cg_test_mode 1 prunes every sum; 2 sums every subtree
+ * in full, counted in cg_bound_checks, those above their bound in
+ * cg_bound_violations and those below the threshold in cg_bound_drops. */
+extern _Thread_local int cg_test_mode;
+extern _Thread_local int64_t cg_bound_violations, cg_bound_checks,
+    cg_bound_drops;
+
 /* An engine for theory t (borrowed: it must outlive the engine).
  * eng_log_z: log Z of t, constants and free atoms included (ENG_MAX: the
  * log weight of its heaviest world instead). */

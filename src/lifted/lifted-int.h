@@ -184,6 +184,8 @@ struct eng {
 	struct buf *plan;
 	int depth, plan_lines;
 	double mult, est_nodes;
+	double cg_wasted;      /* work of large pruned cell-graph sums given
+	                          up (cellgraph.c) */
 	/* sampling (eng_sample): smp is the sampler while a sample is
 	 * drawn, NULL while the search is exact; smp_state owns it */
 	struct sampler *smp, *smp_state;

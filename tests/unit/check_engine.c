@@ -446,14 +446,15 @@ END_TEST
  * (a, a+2) mod 5, so that brute force has at most 16 unknown atoms).
  * Log Z and every marginal against --method brute to 1e-9; explain
  * names the rule on some of them. */
-START_TEST(test_engine_cellgraph)
+static void
+cg_models(unsigned step, int *casesp, int *firedp)
 {
 	static const char *atoms[] = { "P(x)", "P(y)", "F(x,y)", "F(y,x)",
 	    "F(x,x)", "F(y,y)", "Q(x)", "Q(y)", "(x = y)" };
 	static const char *ops[] = { " v ", " ^ ", " => ", " <=> " };
 	int cases = 0, fired = 0;
 
-	for (unsigned seed = 1; seed <= 210; seed += tu_step()) {
+	for (unsigned seed = 1; seed <= 210; seed += step * tu_step()) {
 		const char *dbp = tu_file("cg.db", NULL);
 		struct buf mb, eb;
 		struct sqlift_infer_opts o = { 0 };
@@ -514,8 +515,133 @@ START_TEST(test_engine_cellgraph)
 		buf_free(&mb);
 		buf_free(&eb);
 	}
+	*casesp = cases;
+	*firedp = fired;
+}
+
+START_TEST(test_engine_cellgraph)
+{
+	int cases, fired;
+
+	cg_models(1, &cases, &fired);
 	ck_assert_int_ge(cases, tu_seeds(150));
 	ck_assert_int_ge(fired, tu_seeds(80));
+}
+END_TEST
+
+/* The same models (every third) with the cell graph's pruned sum
+ * (lifted/cgsum.c) on every sum, however small: log Z and marginals
+ * against brute force as above. */
+START_TEST(test_engine_cellgraph_pruned)
+{
+	int cases, fired;
+
+	cg_test_mode = 1;
+	cg_models(3, &cases, &fired);
+	cg_test_mode = 0;
+	ck_assert_int_ge(cases, tu_seeds(50));
+	ck_assert_int_ge(fired, tu_seeds(15));
+}
+END_TEST
+
+/* log of the cell-graph sum by its definition, for test_engine_cgsum:
+ * every count vector, block by block, its multinomials, weights and
+ * pair weights. */
+static double
+cgsum_direct(const struct cgsum *p, int b, int g, int64_t left,
+    int64_t *cnt)
+{
+	double t = 0, m = -INFINITY, s = 0;
+
+	if (b == p->nb) {
+		for (int i = 0; i < p->ng; i++) {
+			t += (double)cnt[i] * p->lw[i] - lgamma((double)cnt[i] + 1);
+			for (int j = i; j < p->ng; j++) {
+				double k = i == j ? cnt[i] * (cnt[i] - 1) / 2.0 :
+				    (double)cnt[i] * (double)cnt[j];
+				if (k > 0)
+					t += k * p->lr[i * p->ng + j];
+			}
+		}
+		for (int i = 0; i < p->nb; i++)
+			t += lgamma((double)p->n[i] + 1);
+		return t;
+	}
+	if (g == p->ng || p->gb[g] != b) {
+		if (left > 0)
+			return -INFINITY;
+		return cgsum_direct(p, b + 1, g, b + 1 < p->nb ?
+		    p->n[b + 1] : 0, cnt);
+	}
+	for (int64_t c = 0; c <= left; c++) {
+		cnt[g] = c;
+		t = cgsum_direct(p, b, g + 1, left - c, cnt);
+		cnt[g] = 0;
+		if (t == -INFINITY)
+			continue;
+		/* s: the sum of e^(term - m), m the largest so far */
+		if (t > m) {
+			s = s * exp(m - t) + 1;
+			m = t;
+		} else
+			s += exp(t - m);
+	}
+	return m == -INFINITY ? m : m + log(s);
+}
+
+/* The pruned sum of lifted/cgsum.c on random cell graphs (1..3
+ * blocks of 0..30 constants, 1..3 groups each, log pair weights in
+ * [-1.5, 1.5] and some zero weights), against cgsum_direct to 1e-9:
+ * pruned, and every subtree summed in full against its bound; weights
+ * this large drop most subtrees. */
+START_TEST(test_engine_cgsum)
+{
+	int64_t drops = 0;
+
+	cg_bound_violations = cg_bound_checks = cg_bound_drops = 0;
+	for (unsigned seed = 1; seed <= 280; seed += tu_step()) {
+		int gb[9], ng = 0, nb;
+		double lw[9], lr[81], want, got, vectors = 1, nodes;
+		int64_t n[3], cnt[9] = { 0 };
+		struct cgsum p;
+
+		rs = seed * 2654435761u;
+		nb = 1 + (int)rnd(3);
+		for (int b = 0; b < nb; b++) {
+			int m = 1 + (int)rnd(3);
+			double v;
+			/* at most 2e4 vectors in all, for cgsum_direct */
+			n[b] = 1 + (int64_t)rnd(30);
+			while ((v = exp(lgamma((double)n[b] + m) -
+			    lgamma((double)n[b] + 1) - lgamma(m))) * vectors > 2e4)
+				n[b] /= 2;
+			vectors *= v;
+			for (int k = 0; k < m; k++) {
+				gb[ng] = b;
+				lw[ng++] = ((int)rnd(2001) - 1000) / 500.0;
+			}
+		}
+		for (int i = 0; i < ng; i++)
+			for (int j = i; j < ng; j++)
+				lr[i * ng + j] = lr[j * ng + i] = rnd(12) == 0 ?
+				    -INFINITY : ((int)rnd(2001) - 1000) / 666.7;
+		p = (struct cgsum){ ng, nb, gb, lw, lr, n };
+		want = cgsum_direct(&p, 0, 0, n[0], cnt);
+		for (int mode = 0; mode <= 2; mode++) {
+			cg_test_mode = mode;
+			ck_assert_int_eq(cgsum(&p, vectors, INFINITY, &got,
+			    &nodes), 0);
+			cg_test_mode = 0;
+			ck_assert_msg(want == -INFINITY ? got == want :
+			    fabs(got - want) <= 1e-9 * (1 + fabs(want)),
+			    "seed %u mode %d: %.17g, direct %.17g", seed, mode,
+			    got, want);
+		}
+		drops = cg_bound_drops;
+	}
+	ck_assert_int_eq(cg_bound_violations, 0);
+	ck_assert_int_ge(cg_bound_checks, tu_seeds(2000));
+	ck_assert_int_ge(drops, tu_seeds(500));
 }
 END_TEST
 
@@ -677,6 +803,8 @@ main(void)
 		test_engine_with_evidence,
 		test_engine_multibin,
 		test_engine_cellgraph,
+		test_engine_cellgraph_pruned,
+		test_engine_cgsum,
 		test_engine_closed_forms,
 		test_engine_memory_limit,
 	};

@@ -1,0 +1,495 @@
+/* cgsum.c: the cell-graph rule's sum over count vectors, in full, or
+ * (given a budget) depth first with subtrees dropped whose upper bound
+ * falls below the sum found by e^-(40 + log vectors)
+ * (docs/internals/lifted.md, "The pruned sum"). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifted/lifted-int.h"
+
+/* Nats below the largest term found that a dropped subtree's bound
+ * must fall, past the log of the vectors there are in all. */
+#define CS_DROP 40.0
+/* Sweeps of the Jacobi eigenvalue method and mean-field steps. */
+#define CS_SWEEPS 60
+#define CS_MF 1
+
+_Thread_local int cg_test_mode;
+_Thread_local int64_t cg_bound_violations, cg_bound_checks, cg_bound_drops;
+
+struct cs {
+	const struct cgsum *p;
+	int ng;
+	double *lf;            /* log c!, c up to the largest block */
+	double *lt;            /* finite stand-in for lr (>= lr) */
+	double *lp;            /* lt = lp + lm, lp PSD, lm NSD (kept as nv) */
+	double *a, *beta, *y, *t; /* scratch per group */
+	double *pref;          /* (ng + 1) x ng: at depth i, per group g its
+	                          lw plus the pair weights to the counts of
+	                          groups 0..i-1 */
+	double *pm, *tail;     /* ng x ng, for the convex part's vertices:
+	                          max of lp[g][h] over h from i to its block's
+	                          end; what the blocks past i's give */
+	double *nv;            /* k x ng: lm's eigenvectors times sqrt(-e) */
+	int nk;
+	int64_t *cnt;
+	int64_t *after;        /* per group: constants of the blocks past
+	                          its own */
+	double max, acc;       /* the sum so far */
+	double lb, drop;       /* largest term found; margin */
+	double nodes, budget;  /* work: per child, the square of the
+	                          groups left */
+	int stop;
+	int check;             /* each subtree in full, against its bound */
+};
+
+static double
+mulc(double k, double lv)
+{
+	return k == 0 ? 0 : k * lv;
+}
+
+static void
+cs_add(double *max, double *acc, double v)
+{
+	if (v == -INFINITY)
+		return;
+	if (v > *max) {
+		*acc = *acc * exp(*max - v) + 1;
+		*max = v;
+	} else
+		*acc += exp(v - *max);
+}
+
+static double
+cs_log(double max, double acc)
+{
+	return max == -INFINITY ? -INFINITY : max + log(acc);
+}
+
+/* Eigen-decomposition of the symmetric n x n matrix m (destroyed) by
+ * cyclic Jacobi rotations: m ends diagonal, v holds the eigenvectors
+ * as columns. */
+static void
+jacobi(double *m, double *v, int n)
+{
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			v[i * n + j] = i == j;
+	for (int sw = 0; sw < CS_SWEEPS; sw++) {
+		double off = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = i + 1; j < n; j++)
+				off += m[i * n + j] * m[i * n + j];
+		if (off < 1e-30)
+			break;
+		for (int p = 0; p < n; p++)
+			for (int q = p + 1; q < n; q++) {
+				double apq = m[p * n + q], th, t, c, s;
+				if (fabs(apq) < 1e-300)
+					continue;
+				th = (m[q * n + q] - m[p * n + p]) / (2 * apq);
+				t = (th >= 0 ? 1 : -1) / (fabs(th) + sqrt(th * th + 1));
+				c = 1 / sqrt(t * t + 1);
+				s = t * c;
+				for (int k = 0; k < n; k++) {
+					double mkp = m[k * n + p], mkq = m[k * n + q];
+					m[k * n + p] = c * mkp - s * mkq;
+					m[k * n + q] = s * mkp + c * mkq;
+				}
+				for (int k = 0; k < n; k++) {
+					double mpk = m[p * n + k], mqk = m[q * n + k];
+					m[p * n + k] = c * mpk - s * mqk;
+					m[q * n + k] = s * mpk + c * mqk;
+				}
+				for (int k = 0; k < n; k++) {
+					double vkp = v[k * n + p], vkq = v[k * n + q];
+					v[k * n + p] = c * vkp - s * vkq;
+					v[k * n + q] = s * vkp + c * vkq;
+				}
+			}
+	}
+}
+
+/* lt, and its split into a positive and a negative semidefinite part. */
+static int
+cs_split(struct cs *s)
+{
+	int n = s->ng;
+	double lo = INFINITY, *m, *v;
+
+	for (int i = 0; i < n * n; i++)
+		if (s->p->lr[i] > -INFINITY && s->p->lr[i] < lo)
+			lo = s->p->lr[i];
+	if (lo == INFINITY)
+		lo = 0;
+	for (int i = 0; i < n * n; i++)
+		s->lt[i] = s->p->lr[i] > -INFINITY ? s->p->lr[i] : lo;
+	if (!(m = xmalloc((size_t)n * n * sizeof *m)) ||
+	    !(v = xmalloc((size_t)n * n * sizeof *v))) {
+		free(m);
+		return -1;
+	}
+	memcpy(m, s->lt, (size_t)n * n * sizeof *m);
+	jacobi(m, v, n);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			double pp = 0;
+			for (int k = 0; k < n; k++) {
+				double e = m[k * n + k], x = v[i * n + k] * v[j * n + k];
+				if (e > 0)
+					pp += e * x;
+			}
+			s->lp[i * n + j] = pp;
+		}
+	/* lm = -sum_k nv_k nv_k' */
+	s->nk = 0;
+	for (int k = 0; k < n; k++)
+		if (m[k * n + k] < 0) {
+			double f = sqrt(-m[k * n + k]);
+			for (int i = 0; i < n; i++)
+				s->nv[s->nk * n + i] = f * v[i * n + k];
+			s->nk++;
+		}
+	free(m);
+	free(v);
+	return 0;
+}
+
+/* pref at depth i + 1 from depth i with c constants in group i. */
+static void
+cs_push(struct cs *s, int i, int64_t c)
+{
+	const double *from = s->pref + (size_t)i * s->ng;
+	double *to = s->pref + (size_t)(i + 1) * s->ng;
+
+	for (int g = i + 1; g < s->ng; g++)
+		to[g] = from[g] > -INFINITY ? from[g] +
+		    mulc((double)c, s->p->lr[g * s->ng + i]) : from[g];
+}
+
+/* pm and tail, from lp. */
+static void
+cs_vertices(struct cs *s)
+{
+	const struct cgsum *p = s->p;
+	int ng = s->ng;
+
+	for (int g = 0; g < ng; g++) {
+		double t = 0;
+		for (int i = ng - 1; i >= 0; i--) {
+			int last = i + 1 == ng || p->gb[i + 1] != p->gb[i];
+			double lp = s->lp[g * ng + i];
+			s->pm[g * ng + i] = last || lp > s->pm[g * ng + i + 1] ?
+			    lp : s->pm[g * ng + i + 1];
+			s->tail[g * ng + i] = t;
+			/* i opens its block: the block counts for the ones
+			 * before it */
+			if (i == 0 || p->gb[i - 1] != p->gb[i])
+				t += (double)p->n[p->gb[i]] * (p->gb[g] ==
+				    p->gb[i] ? s->lp[g * ng + g] :
+				    s->pm[g * ng + i]);
+		}
+	}
+}
+
+/* t = lm y over the groups from i. */
+static void
+cs_lmy(struct cs *s, int i)
+{
+	int ng = s->ng;
+
+	for (int g = i; g < ng; g++)
+		s->t[g] = 0;
+	for (int k = 0; k < s->nk; k++) {
+		const double *v = s->nv + (size_t)k * ng;
+		double u = 0;
+		for (int h = i; h < ng; h++)
+			u += v[h] * s->y[h];
+		for (int g = i; g < ng; g++)
+			s->t[g] -= v[g] * u;
+	}
+}
+
+/*
+ * An upper bound on the log of the sum over the completions of the
+ * counts of groups 0..i-1 (z: the log of their part; left: constants
+ * of group i's block still to place, whose log factorial z holds).
+ * With r the counts of groups i.., the quadratic part q(r) <= r'lt r/2
+ * - sum r_g lt_gg/2 splits in lp and lm: r'lp r/2 is convex, so at
+ * most a linear function at least as large at the vertices of the
+ * product of the blocks' simplices; r'lm r/2 is concave, so at most its
+ * tangent at any y.  The bound is then linear in r, and the multinomial sums over
+ * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!.
+ */
+static double
+cs_bound(struct cs *s, int i, int64_t left, double z)
+{
+	const struct cgsum *p = s->p;
+	int ng = s->ng, first = i == 0 || p->gb[i] != p->gb[i - 1];
+	double c = 0, ub;
+
+	/* group i opens its block: none of it is placed */
+	if (first)
+		left = p->n[p->gb[i]];
+
+	for (int g = i; g < ng; g++) {
+		/* r'lp r/2 at a vertex (each block's constants in one group):
+		 * a constant of g meets its block in g and another block in
+		 * the group best for g */
+		double cv = s->tail[g * ng + i] + (double)left *
+		    (p->gb[g] == p->gb[i] ? s->lp[g * ng + g] : s->pm[g * ng + i]);
+		s->a[g] = s->pref[(size_t)i * ng + g] - s->lt[g * ng + g] / 2 +
+		    cv / 2;
+	}
+	for (int it = 0; it <= CS_MF; it++) {
+		/* beta = a + lm y; then y: each block's constants spread
+		 * over its groups by e^beta */
+		if (it > 0)
+			cs_lmy(s, i);
+		for (int g = i; g < ng; g++)
+			s->beta[g] = s->a[g] + (it > 0 ? s->t[g] : 0);
+		if (it == CS_MF)
+			break;
+		for (int g = i; g < ng;) {
+			int e = g;
+			double m = -INFINITY, tot = 0, nb;
+			nb = g == i ? (double)left : (double)p->n[p->gb[g]];
+			while (e < ng && p->gb[e] == p->gb[g]) {
+				if (s->beta[e] > m)
+					m = s->beta[e];
+				e++;
+			}
+			for (int h = g; h < e; h++)
+				tot += m == -INFINITY ? 0 : exp(s->beta[h] - m);
+			for (int h = g; h < e; h++)
+				s->y[h] = tot == 0 ? 0 : nb * exp(s->beta[h] - m) / tot;
+			g = e;
+		}
+	}
+	if (CS_MF == 0)
+		cs_lmy(s, i);
+	for (int g = i; g < ng; g++)
+		c -= s->y[g] * s->t[g] / 2;
+	ub = z + c;
+	for (int g = i; g < ng;) {
+		int e = g;
+		double m = -INFINITY, tot = 0, nb;
+		nb = g == i ? (double)left : (double)p->n[p->gb[g]];
+		while (e < ng && p->gb[e] == p->gb[g]) {
+			if (s->beta[e] > m)
+				m = s->beta[e];
+			e++;
+		}
+		for (int h = g; h < e; h++)
+			tot += m == -INFINITY ? 0 : exp(s->beta[h] - m);
+		if (nb > 0)
+			ub += tot == 0 ? -INFINITY : nb * (m + log(tot));
+		if (g == i && !first)
+			ub -= s->lf[left];
+		g = e;
+	}
+	return ub;
+}
+
+static double
+cs_thr(const struct cs *s)
+{
+	double cur = cs_log(s->max, s->acc);
+
+	return (cur > s->lb ? cur : s->lb) - s->drop;
+}
+
+/* The term of group i with c constants, given z and the counts before
+ * (one: the only group of its block, whose multinomial is 1). */
+static double
+cs_term(const struct cs *s, int i, int64_t c, double z, int one)
+{
+	double k = (double)c, lin = s->pref[i * s->ng + i];
+
+	if (one)
+		return z + mulc(k, lin) + mulc(k * (k - 1) / 2,
+		    s->p->lr[i * s->ng + i]);
+	return z - s->lf[c] + mulc(k, lin) +
+	    mulc(k * (k - 1) / 2, s->p->lr[i * s->ng + i]);
+}
+
+/* Adds the completions of groups 0..i-1 to the sum (prune: drop
+ * subtrees whose bound falls below the threshold). */
+static void
+cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
+{
+	const struct cgsum *p = s->p;
+	int first, last, single;
+
+	if (s->stop)
+		return;
+	if (i == s->ng) {
+		cs_add(&s->max, &s->acc, z);
+		return;
+	}
+	first = i == 0 || p->gb[i] != p->gb[i - 1];
+	last = i + 1 == s->ng || p->gb[i + 1] != p->gb[i];
+	/* the child's subtree is one vector */
+	single = i + 1 == s->ng || (i + 2 == s->ng && !last);
+	if (first) {
+		left = p->n[p->gb[i]];
+		if (!last)
+			z += s->lf[left];
+	}
+	for (int64_t c = last ? left : 0; c <= left; c++) {
+		double v = cs_term(s, i, c, z, first && last), ub, m0, a0;
+		if (v == -INFINITY)
+			continue;
+		s->cnt[i] = c;
+		cs_push(s, i, c);
+		s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
+		if (s->nodes > s->budget && prune) {
+			s->stop = 1;
+			break;
+		}
+		if (!prune || single) {
+			cs_rec(s, i + 1, left - c, v, prune);
+			continue;
+		}
+		ub = cs_bound(s, i + 1, left - c, v);
+		if (ub < cs_thr(s))
+			cg_bound_drops++;
+		if (!s->check) {
+			if (ub >= cs_thr(s))
+				cs_rec(s, i + 1, left - c, v, prune);
+			continue;
+		}
+		/* test mode: every subtree in full, checked against its
+		 * bound */
+		m0 = s->max;
+		a0 = s->acc;
+		s->max = -INFINITY;
+		s->acc = 0;
+		cs_rec(s, i + 1, left - c, v, prune);
+		cg_bound_checks++;
+		if (cs_log(s->max, s->acc) > ub + 1e-9 * (1 + fabs(ub)))
+			cg_bound_violations++;
+		cs_add(&m0, &a0, cs_log(s->max, s->acc));
+		s->max = m0;
+		s->acc = a0;
+	}
+	s->cnt[i] = 0;
+}
+
+/* A first large term: down the groups, each count the one whose
+ * subtree has the largest bound. */
+static double
+cs_dive(struct cs *s)
+{
+	const struct cgsum *p = s->p;
+	int64_t left = 0;
+	double z = 0;
+
+	for (int i = 0; i < s->ng; i++) {
+		int first = i == 0 || p->gb[i] != p->gb[i - 1];
+		int last = i + 1 == s->ng || p->gb[i + 1] != p->gb[i];
+		double best = -INFINITY, bz = -INFINITY;
+		int64_t bc = 0;
+		if (first) {
+			left = p->n[p->gb[i]];
+			if (!last)
+				z += s->lf[left];
+		}
+		for (int64_t c = last ? left : 0; c <= left; c++) {
+			double v = cs_term(s, i, c, z, first && last), ub;
+			s->cnt[i] = c;
+			cs_push(s, i, c);
+			ub = v == -INFINITY || i + 1 == s->ng ? v :
+			    cs_bound(s, i + 1, left - c, v);
+			if (ub > best) {
+				best = ub;
+				bc = c;
+				bz = v;
+			}
+		}
+		if (bz == -INFINITY) {
+			memset(s->cnt, 0, (size_t)s->ng * sizeof *s->cnt);
+			return -INFINITY;
+		}
+		s->cnt[i] = bc;
+		cs_push(s, i, bc);
+		z = bz;
+		left -= bc;
+	}
+	memset(s->cnt, 0, (size_t)s->ng * sizeof *s->cnt);
+	return z;
+}
+
+/* log of the sum of p's count vectors (vectors of them) into *out: 0;
+ * with a finite budget the sum is pruned, 1 when it gave up past that
+ * work; -1 out of memory. */
+int
+cgsum(const struct cgsum *p, double vectors, double budget, double *out,
+    double *nodes)
+{
+	struct cs s;
+	int64_t nmax = 0;
+	int ng = p->ng, rc = -1, prune;
+
+	memset(&s, 0, sizeof s);
+	s.p = p;
+	s.ng = ng;
+	s.budget = budget;
+	prune = budget < INFINITY || cg_test_mode;
+	if (cg_test_mode == 2)
+		s.check = 1;
+	for (int b = 0; b < p->nb; b++)
+		if (p->n[b] > nmax)
+			nmax = p->n[b];
+	s.lf = xmalloc(((size_t)nmax + 1) * sizeof *s.lf);
+	s.lt = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lt);
+	s.lp = xmalloc(((size_t)ng * ng + 1) * sizeof *s.lp);
+	s.a = xmalloc(((size_t)ng * 4 + 1) * sizeof *s.a);
+	s.pref = xmalloc(((size_t)(ng + 1) * ng + 1) * sizeof *s.pref);
+	s.pm = xmalloc(((size_t)ng * ng + 1) * sizeof *s.pm);
+	s.tail = xmalloc(((size_t)ng * ng + 1) * sizeof *s.tail);
+	s.nv = xmalloc(((size_t)ng * ng + 1) * sizeof *s.nv);
+	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
+	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
+	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after ||
+	    !s.pref || !s.pm || !s.tail || !s.nv)
+		goto done;
+	for (int g = 0; g < ng; g++)
+		s.pref[g] = p->lw[g];
+	s.beta = s.a + ng;
+	s.y = s.a + 2 * ng;
+	s.t = s.a + 3 * ng;
+	s.lf[0] = 0;
+	for (int64_t c = 1; c <= nmax; c++)
+		s.lf[c] = lgamma((double)c + 1);
+	for (int g = ng - 1; g >= 0; g--)
+		s.after[g] = g + 1 == ng ? 0 : s.after[g + 1] +
+		    (p->gb[g + 1] != p->gb[g] ? p->n[p->gb[g + 1]] : 0);
+	s.max = -INFINITY;
+	s.lb = -INFINITY;
+	if (prune) {
+		if (cs_split(&s) < 0)
+			goto done;
+		cs_vertices(&s);
+		s.lb = cs_dive(&s);
+		s.drop = CS_DROP + log(vectors > 1 ? vectors : 1);
+	}
+	cs_rec(&s, 0, 0, 0, prune);
+	*out = cs_log(s.max, s.acc);
+	rc = s.stop;
+	*nodes = s.nodes;
+done:
+	free(s.lf);
+	free(s.lt);
+	free(s.lp);
+	free(s.a);
+	free(s.pref);
+	free(s.pm);
+	free(s.tail);
+	free(s.nv);
+	free(s.cnt);
+	free(s.after);
+	return rc;
+}
