@@ -1,9 +1,8 @@
 /* blocks.c: the stage between the database and the lifted theory: the
  * evidence of a clause model read from the store as hypercubes over domain
- * positions, with the evidence blocks of every type, in the plain
- * structures ct_build() takes.  Run `sqlift cubes` (cube_build_all) first.
- * The cubes are products of sets of constants, so the theory's blocks are
- * the stored ones split where a cube side holds part of one. */
+ * positions, with the evidence blocks of every type (interchangeable
+ * constants, evidence/coarse.c), in the plain structures ct_build()
+ * takes.  Run `sqlift cubes` (cube_build_all) first. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,9 +33,6 @@ struct rdc {
 	int64_t *maxid;
 	const struct mln_pred *mp;
 	struct ct_pred_ev *pe;
-	uint64_t **h;          /* per type, per domain position: a hash of
-	                          the (cube, argument) sides holding it */
-	int64_t seq;           /* cubes read */
 };
 
 static int
@@ -49,19 +45,15 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
 	if (!(cu.npos = xcalloc((size_t)arity + 1, sizeof *cu.npos)) ||
 	    !(cu.pos = xcalloc((size_t)arity + 1, sizeof *cu.pos)))
 		goto oom;
-	r->seq++;
 	for (int i = 0; i < arity; i++) {
 		int t = r->mp->types[i];
-		int64_t pair[2] = { r->seq, i };
 		if (!(cu.pos[i] = xcalloc(sides[i].n + 1, sizeof **cu.pos)))
 			goto oom;
 		for (size_t k = 0; k < sides[i].n; k++) {
 			int64_t id = sides[i].v[k];
-			int p;
-			if (id > r->maxid[t] || (p = r->pos_of[t][id]) < 0)
+			if (id > r->maxid[t] || r->pos_of[t][id] < 0)
 				goto internal;
-			cu.pos[i][cu.npos[i]++] = p;
-			r->h[t][p] = fnv1a(r->h[t][p], pair, sizeof pair);
+			cu.pos[i][cu.npos[i]++] = r->pos_of[t][id];
 		}
 	}
 	if (VEC_PUSH(r->pe->cubes, cu) < 0)
@@ -80,43 +72,6 @@ fail:
 	return rc;
 }
 
-/* Splits the blocks (block[i] of position i) by hash h[i]: positions
- * share a block after iff they did before and their hashes are equal;
- * blocks numbered in order of first position. */
-static int
-refine(int *block, const uint64_t *h, int n)
-{
-	size_t cap = 16;
-	int *slot, *out, next = 0;
-
-	while (cap < 2 * (size_t)n)
-		cap *= 2;
-	slot = xmalloc(cap * sizeof *slot);
-	out = xmalloc(((size_t)n + 1) * sizeof *out);
-	if (!slot || !out) {
-		free(slot);
-		free(out);
-		return -1;
-	}
-	memset(slot, -1, cap * sizeof *slot);
-	for (int i = 0; i < n; i++) {
-		uint64_t key[2] = { (uint64_t)block[i], h[i] };
-		size_t x = (size_t)fnv1a(FNV_INIT, key, sizeof key) & (cap - 1);
-		while (slot[x] >= 0 && (block[slot[x]] != block[i] ||
-		    h[slot[x]] != h[i]))
-			x = (x + 1) & (cap - 1);
-		if (slot[x] < 0) {
-			slot[x] = i;
-			out[i] = next++;
-		} else
-			out[i] = out[slot[x]];
-	}
-	memcpy(block, out, (size_t)n * sizeof *out);
-	free(slot);
-	free(out);
-	return 0;
-}
-
 int
 blocks_read(struct store *s, const struct mln_model *m,
     const struct mln_domain *dom, const int *closed,
@@ -130,8 +85,7 @@ blocks_read(struct store *s, const struct mln_model *m,
 	if (!ev || !(ev->block = xcalloc((size_t)nt + 1, sizeof *ev->block)) ||
 	    !(ev->pred = xcalloc((size_t)np + 1, sizeof *ev->pred)) ||
 	    !(c.pos_of = xcalloc((size_t)nt + 1, sizeof *c.pos_of)) ||
-	    !(c.maxid = xcalloc((size_t)nt + 1, sizeof *c.maxid)) ||
-	    !(c.h = xcalloc((size_t)nt + 1, sizeof *c.h))) {
+	    !(c.maxid = xcalloc((size_t)nt + 1, sizeof *c.maxid))) {
 		rc = err_oom(e);
 		goto done;
 	}
@@ -141,13 +95,10 @@ blocks_read(struct store *s, const struct mln_model *m,
 			if (dom[t].ids[i] > c.maxid[t])
 				c.maxid[t] = dom[t].ids[i];
 		if (!(c.pos_of[t] = xmalloc(((size_t)c.maxid[t] + 1) * sizeof(int))) ||
-		    !(ev->block[t] = xcalloc((size_t)dom[t].n + 1, sizeof(int))) ||
-		    !(c.h[t] = xmalloc(((size_t)dom[t].n + 1) * sizeof **c.h))) {
+		    !(ev->block[t] = xcalloc((size_t)dom[t].n + 1, sizeof(int)))) {
 			rc = err_oom(e);
 			break;
 		}
-		for (int i = 0; i < dom[t].n; i++)
-			c.h[t][i] = FNV_INIT;
 		memset(c.pos_of[t], -1, ((size_t)c.maxid[t] + 1) * sizeof(int));
 		for (int i = 0; i < dom[t].n; i++)
 			c.pos_of[t][dom[t].ids[i]] = i;
@@ -171,16 +122,10 @@ blocks_read(struct store *s, const struct mln_model *m,
 				err_set(e, rc, "a cube constant outside its domain");
 		}
 	}
-	for (int t = 0; t < nt && !rc; t++)
-		if (refine(ev->block[t], c.h[t], dom[t].n) < 0)
-			rc = err_oom(e);
 done:
 	for (int t = 0; c.pos_of && t < nt; t++)
 		free(c.pos_of[t]);
 	free(c.pos_of);
-	for (int t = 0; c.h && t < nt; t++)
-		free(c.h[t]);
-	free(c.h);
 	free(c.maxid);
 	if (rc) {
 		ct_evidence_free(ev, nt, np);
