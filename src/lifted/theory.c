@@ -3,7 +3,8 @@
  * together), clauses standardised apart with constants turned into
  * variables on singleton blocks, and equality literals turned into
  * constraints (the groundings they satisfy go to the constant); the
- * evidence is folded in by fold.c. */
+ * evidence cubes become tuples over blocks (by orbits where a cube splits
+ * a block) and are folded in by fold.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
