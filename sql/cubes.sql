@@ -43,3 +43,18 @@ SELECT d.const_id, coalesce(b.block, -1) FROM domains d
 JOIN types t USING (type_id)
 LEFT JOIN blocks b ON b.type_id = d.type_id AND b.const_id = d.const_id
 WHERE t.name = ?1;
+
+-- name: sig_table
+-- one row per constant and evidence atom it occurs in: the atom with the
+-- constant written *, the same type's other constants @id, others id
+CREATE TEMP TABLE IF NOT EXISTS sig_entry (type_id INTEGER NOT NULL,
+  const_id INTEGER NOT NULL, entry TEXT NOT NULL,
+  PRIMARY KEY (type_id, const_id, entry)) WITHOUT ROWID;
+DELETE FROM temp.sig_entry;
+
+-- name: sig_rows
+SELECT type_id, const_id, entry FROM temp.sig_entry
+ORDER BY type_id, const_id, entry;
+
+-- name: sig_clear
+DELETE FROM temp.sig_entry;

@@ -1,7 +1,8 @@
 /* blocks.c: the stage between the database and the lifted theory: the
  * evidence of a clause model read from the store as hypercubes over domain
- * positions, with the evidence blocks of every type, in the plain
- * structures ct_build() takes.  Run `sqlift cubes` (cube_build_all) first. */
+ * positions, with the evidence blocks of every type (interchangeable
+ * constants, evidence/coarse.c), in the plain structures ct_build()
+ * takes.  Run `sqlift cubes` (cube_build_all) first. */
 #include <stdlib.h>
 #include <string.h>
 

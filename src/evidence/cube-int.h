@@ -17,14 +17,9 @@ struct known {
 	size_t n;              /* cubes */
 };
 
-/* Block signatures: for each stored type, a hash per constant id of the
- * (cube, argument) pairs whose side holds it, in the order cubes are
- * made; constants with equal signatures form a block. */
+/* The state of one build over all predicates. */
 struct sigs {
 	int ntypes;
-	uint64_t **h;          /* [type index][const id] */
-	int64_t *cap;
-	int64_t seq;           /* cubes made so far */
 	struct known known;    /* of the current predicate */
 	int arity;
 	int64_t *dom_n;        /* [type index] domain size, -1 until read */
@@ -44,8 +39,8 @@ hash_id(int64_t v, size_t mask)
 }
 
 /* cube.c */
-/* Stores a known cube, adds it to the signatures and appends its sides
- * to the known cubes, for the complement. */
+/* Stores a known cube and appends its sides to the known cubes, for the
+ * complement. */
 int cube_emit(struct store *s, struct sigs *g, int pi, int truth,
     int64_t atoms, const struct store_ids *side, struct err *e) WUR;
 /* Most atoms first, then by value. */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sqlift.h"
+#include "evidence/coarse.h"
 #include "evidence/cube-int.h"
 
 struct node {
@@ -55,37 +56,23 @@ known_clear(struct sigs *g)
 	g->known.ids.n = g->known.at.n = g->known.n = 0;
 }
 
+/* 0 when every constant of the sides is in its argument's domain. */
 static int
-sig_add(struct sigs *g, struct store *s, int pi, const struct store_ids *side)
+side_check(struct store *s, int pi, const struct store_ids *side)
 {
 	const struct store_pred *p = store_pred_at(s, pi);
 
-	g->seq++;
 	for (int i = 0; i < p->arity; i++) {
 		int t = store_type_at(s, p->types[i]);
-		int64_t pair[2] = { g->seq, i };
-		for (size_t k = 0; k < side[i].n; k++) {
-			int64_t c = side[i].v[k];
-			if (!store_in_domain(s, t, c))
-				return -2;  /* not a constant of t: a damaged file */
-			if (c >= g->cap[t]) {
-				int64_t cap = (c + 1) * 2;
-				uint64_t *h = xrealloc(g->h[t], (size_t)cap * sizeof *h);
-				if (!h)
-					return -1;
-				for (int64_t x = g->cap[t]; x < cap; x++)
-					h[x] = FNV_INIT;
-				g->h[t] = h;
-				g->cap[t] = cap;
-			}
-			g->h[t][c] = fnv1a(g->h[t][c], pair, sizeof pair);
-		}
+		for (size_t k = 0; k < side[i].n; k++)
+			if (!store_in_domain(s, t, side[i].v[k]))
+				return -1;
 	}
 	return 0;
 }
 
-/* Stores a known cube, adds it to the signatures and appends its sides
- * to the known cubes, for the complement. */
+/* Stores a known cube and appends its sides to the known cubes, for the
+ * complement. */
 int
 cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
     const struct store_ids *side, struct err *e)
@@ -98,12 +85,11 @@ cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
 		return rc;
 	for (int i = 0; i < g->arity; i++)
 		total += side[i].n;
-	if ((rc = sig_add(g, s, pi, side)) == -2)
+	if (side_check(s, pi, side) < 0)
 		return err_set(e, SQLIFT_EDB, "%s: corrupt database: evidence "
 		    "of %s holds a constant id not in its domain", store_path(s),
 		    store_pred_at(s, pi)->name);
-	if (rc < 0 ||
-	    vec_grow_((void **)&k->ids.v, &k->ids.cap, total,
+	if (vec_grow_((void **)&k->ids.v, &k->ids.cap, total,
 	    sizeof *k->ids.v) < 0 ||
 	    vec_grow_((void **)&k->at.v, &k->at.cap, k->at.n +
 	    (size_t)g->arity, sizeof *k->at.v) < 0)
@@ -455,10 +441,8 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	int rc;
 
 	g.ntypes = store_ntypes(s);
-	g.h = xcalloc((size_t)g.ntypes + 1, sizeof *g.h);
-	g.cap = xcalloc((size_t)g.ntypes + 1, sizeof *g.cap);
 	g.dom_n = xcalloc((size_t)g.ntypes + 1, sizeof *g.dom_n);
-	if (!g.h || !g.cap || !g.dom_n) {
+	if (!g.dom_n) {
 		rc = err_oom(e);
 		goto done;
 	}
@@ -487,7 +471,10 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 			    (long long)unknown);
 		}
 	}
-	if (!(rc = store_blocks_build(s, g.h, g.cap, report, e)))
+	if (g.open)
+		store_cube_close(s);
+	g.open = 0;
+	if (!(rc = coarse_blocks(s, report, e)))
 		rc = store_cube_view(s, e);
 done:
 	if (g.open)
@@ -495,9 +482,5 @@ done:
 	free(g.known.ids.v);
 	free(g.known.at.v);
 	free(g.dom_n);
-	for (int t = 0; g.h && t < g.ntypes; t++)
-		free(g.h[t]);
-	free(g.h);
-	free(g.cap);
 	return rc;
 }

@@ -142,8 +142,8 @@ merge_pieces(struct pieces *p)
 	return 0;
 }
 
-/* The predicate tuple e (no equalities) put on the literal's variables
- * of a clause tuple shape like t: the groundings whose atom is in e. */
+/* The predicate tuple e put on the literal's variables of a clause tuple
+ * shape like t: the groundings whose atom is in e.  NULL: out of memory. */
 static struct si_tuple *
 lift(const struct si_tuple *t, const struct si_space *sp,
     const struct ct_lit *l, const struct si_tuple *e, int arity)
@@ -154,7 +154,15 @@ lift(const struct si_tuple *t, const struct si_space *sp,
 	if (!x)
 		return NULL;
 	for (int i = 0; i < arity; i++)
+		if (e->rep[i] != i)
+			si_eq(x, l->var[i], l->var[e->rep[i]]);
+	for (int i = 0; i < arity; i++)
 		si_in(x, l->var[i], e->support + (size_t)e->rep[i] * e->nwords);
+	for (int k = 0; k < e->nneq; k++)
+		if (si_neq(x, l->var[e->neq[k][0]], l->var[e->neq[k][1]]) < 0) {
+			si_tuple_free(x);
+			return NULL;
+		}
 	return x;
 }
 
@@ -184,6 +192,16 @@ near_cubes(struct fold_ctx *fc, const struct ct_theory *t,
 	if (!*ix && !(*ix = si_index_new(set, t->sp)))
 		return -1;
 	return si_index_meets(*ix, x, l->var, &fc->near[w]);
+}
+
+/* Does predicate tuple e constrain equality (an orbit, theory.c)? */
+static int
+has_eq(const struct si_tuple *e)
+{
+	for (int i = 0; i < e->nvars; i++)
+		if (e->rep[i] != i)
+			return 1;
+	return e->nneq > 0;
 }
 
 /* out gets t and (the union of) the tuples ids of set, as canonical
@@ -341,6 +359,41 @@ done:
 	return rc;
 }
 
+/* outside() where some cube constrains equality: t less each cube in
+ * turn, by si_subtract. */
+static int
+outside_eq(const struct si_tuple *t, const struct si_space *sp,
+    const struct ct_lit *l, int arity, const struct si_tuple *const *cube,
+    size_t n, struct si_set *out, double deadline)
+{
+	struct si_set cur = { 0 }, next = { 0 };
+	int rc = si_canon(t, sp, &cur);
+
+	for (size_t k = 0; k < n && !rc && cur.v.n; k++) {
+		struct si_tuple *r = lift(t, sp, l, cube[k], arity);
+		if (!r || (deadline > 0 && now_seconds() > deadline)) {
+			si_tuple_free(r);
+			rc = -1;
+			break;
+		}
+		for (size_t i = 0; i < cur.v.n && !rc; i++)
+			rc = si_subtract(cur.v.v[i], r, sp, &next);
+		si_tuple_free(r);
+		si_set_free(&cur);
+		cur = next;
+		memset(&next, 0, sizeof next);
+	}
+	for (size_t i = 0; i < cur.v.n && !rc; i++) {
+		if (VEC_PUSH(out->v, cur.v.v[i]) < 0)
+			rc = -1;
+		else
+			cur.v.v[i] = NULL;
+	}
+	si_set_free(&cur);
+	si_set_free(&next);
+	return rc < 0 ? -1 : 0;
+}
+
 /* outside() of the cubes in fc->near (true and false): the groundings
  * of x whose atom of l is not evidence. */
 static int
@@ -356,6 +409,10 @@ outside_near(struct fold_ctx *fc, const struct ct_theory *t,
 			if (VEC_PUSH(fc->cubes, set->v.v[fc->near[w].v[k]]) < 0)
 				return -1;
 	}
+	for (size_t k = 0; k < fc->cubes.n; k++)
+		if (has_eq(fc->cubes.v[k]))
+			return outside_eq(x, t->sp, l, arity, fc->cubes.v,
+			    fc->cubes.n, out, t->deadline);
 	return outside(x, t->sp, l, arity, fc->cubes.v, fc->cubes.n, 0, out,
 	    t->deadline);
 }

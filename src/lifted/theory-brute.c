@@ -115,10 +115,13 @@ ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
 			for (int w = 0; w < 2 && unknown; w++) {
 				const struct si_set *set = w ? &t->ev[p].fal : &t->ev[p].tru;
 				for (size_t k = 0; k < set->v.n && unknown; k++) {
+					const struct si_tuple *x = set->v.v[k];
 					int in = 1;
 					for (int i = 0; i < mp->arity && in; i++)
-						in = si_has(set->v.v[k], i,
-						    blk[mp->types[i]][pos[i]]);
+						in = si_has(x, i, blk[mp->types[i]][pos[i]]) &&
+						    pos[x->rep[i]] == pos[i];
+					for (int q = 0; q < x->nneq && in; q++)
+						in = pos[x->neq[q][0]] != pos[x->neq[q][1]];
 					unknown = !in;
 				}
 			}

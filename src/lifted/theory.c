@@ -3,7 +3,8 @@
  * together), clauses standardised apart with constants turned into
  * variables on singleton blocks, and equality literals turned into
  * constraints (the groundings they satisfy go to the constant); the
- * evidence is folded in by fold.c. */
+ * evidence cubes become tuples over blocks (by orbits where a cube splits
+ * a block) and are folded in by fold.c. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,23 +482,241 @@ count_free(struct ct_theory *t)
 	return 0;
 }
 
-/* The evidence of every predicate as tuples over its arguments. */
+/* Does every side of cube cu cover whole blocks?  cnt: per type, a
+ * zeroed count per block, left zeroed. */
+static int
+cube_aligned(const struct ct_theory *t, const struct mln_pred *mp,
+    const struct ct_cube *cu, int64_t **cnt)
+{
+	int ok = 1;
+
+	for (int i = 0; i < mp->arity; i++) {
+		int ty = mp->types[i];
+		for (int q = 0; q < cu->npos[i]; q++)
+			cnt[ty][t->block_of[ty][cu->pos[i][q]]]++;
+		for (int q = 0; q < cu->npos[i]; q++) {
+			int b = t->block_of[ty][cu->pos[i][q]];
+			if (cnt[ty][b] && cnt[ty][b] != t->sp->size[ty][b])
+				ok = 0;
+			cnt[ty][b] = 0;
+		}
+	}
+	return ok;
+}
+
+/* The orbits of the atoms of the cubes that split a block: the blocks are
+ * classes of interchangeable constants (evidence/coarse.c), so with an
+ * atom the evidence holds every atom with the same blocks and the same
+ * equal arguments.  An orbit is the tuple: each argument in its block,
+ * equal arguments equal, the others of one block unequal.  ok is cleared
+ * when the orbits hold more atoms than the cubes: the blocks were not
+ * interchangeable. */
+struct orbits {
+	struct smap seen;
+	double atoms, in_orbits;
+	struct si_set *dst;
+};
+
+static int
+orbit_add(struct ct_theory *t, const struct mln_pred *mp, const int *pos,
+    struct orbits *o)
+{
+	char key[64 * 24];
+	size_t kl = 0;
+	int blk[64], eq[64], rc = 0;
+	struct si_tuple *x;
+
+	o->atoms++;
+	for (int i = 0; i < mp->arity; i++) {
+		blk[i] = t->block_of[mp->types[i]][pos[i]];
+		eq[i] = i;
+		for (int j = 0; j < i && eq[i] == i; j++)
+			if (mp->types[j] == mp->types[i] && pos[j] == pos[i])
+				eq[i] = j;
+		kl += (size_t)snprintf(key + kl, sizeof key - kl, "%d.%d:", blk[i],
+		    eq[i]);
+	}
+	if (smap_getn(&o->seen, key, kl) >= 0)
+		return 0;
+	if (smap_putn(&o->seen, key, kl, 1) < 0 ||
+	    !(x = si_tuple_new(t->sp, mp->arity, mp->types)))
+		return -1;
+	for (int i = 0; i < mp->arity && !rc; i++) {
+		si_in_block(x, i, blk[i]);
+		if (eq[i] != i)
+			si_eq(x, i, eq[i]);
+		for (int j = 0; j < i && !rc; j++)
+			if (eq[i] == i && eq[j] == j && mp->types[j] == mp->types[i] &&
+			    blk[j] == blk[i])
+				rc = si_neq(x, j, i);
+	}
+	if (!rc) {
+		size_t before = o->dst->v.n;
+		rc = si_canon(x, t->sp, o->dst);
+		for (size_t k = before; k < o->dst->v.n && !rc; k++) {
+			double n = si_count(o->dst->v.v[k], t->sp);
+			if (n < 0)
+				rc = -1;
+			else
+				o->in_orbits += n;
+		}
+	}
+	si_tuple_free(x);
+	return rc;
+}
+
+/* The atoms of cube cu, each to orbit_add. */
+static int
+cube_orbits(struct ct_theory *t, const struct mln_pred *mp,
+    const struct ct_cube *cu, struct orbits *o)
+{
+	int at[64] = { 0 }, pos[64];
+
+	for (int i = 0; i < mp->arity; i++)
+		if (cu->npos[i] == 0)
+			return 0;
+	for (;;) {
+		int i;
+		for (i = 0; i < mp->arity; i++)
+			pos[i] = cu->pos[i][at[i]];
+		if (orbit_add(t, mp, pos, o) < 0)
+			return -1;
+		for (i = mp->arity - 1; i >= 0; i--) {
+			if (++at[i] < cu->npos[i])
+				break;
+			at[i] = 0;
+		}
+		if (i < 0)
+			return 0;
+	}
+}
+
+/* Do orbit tuples x and y differ at most in the blocks variable v
+ * allows?  hash: the same without v's support. */
+static int
+same_but_v(const struct si_tuple *x, const struct si_tuple *y, int v)
+{
+	size_t w = (size_t)x->nwords;
+
+	if (x->nneq != y->nneq || memcmp(x->rep, y->rep, (size_t)x->nvars *
+	    sizeof *x->rep) || (x->nneq && memcmp(x->neq, y->neq,
+	    (size_t)x->nneq * sizeof *x->neq)))
+		return 0;
+	for (int u = 0; u < x->nvars; u++)
+		if (u != v && x->rep[u] == u && memcmp(x->support + u * w,
+		    y->support + u * w, w * sizeof *x->support))
+			return 0;
+	return 1;
+}
+
+static uint64_t
+hash_but_v(const struct si_tuple *x, int v)
+{
+	size_t w = (size_t)x->nwords;
+	uint64_t h = FNV_INIT;
+
+	for (int u = 0; u < x->nvars; u++)
+		h = hash_mix(h, (uint64_t)x->rep[u]);
+	for (int e = 0; e < x->nneq; e++)
+		h = hash_mix(h, (uint64_t)x->neq[e][0] << 32 | (uint64_t)x->neq[e][1]);
+	for (int u = 0; u < x->nvars; u++)
+		if (u != v && x->rep[u] == u)
+			for (size_t k = 0; k < w; k++)
+				h = hash_mix(h, x->support[u * w + k]);
+	return h;
+}
+
+/* Joins the tuples s->v[from..] that differ only in the blocks of one
+ * variable free of equalities and inequalities: their union is the tuple
+ * with the union of those blocks (the orbits are disjoint, so are the
+ * unions). */
+static int
+merge_orbits(struct si_set *s, size_t from)
+{
+	size_t cap = 16, n;
+	int *slot;
+
+	if (s->v.n - from < 2)
+		return 0;
+	while (cap < 2 * (s->v.n - from))
+		cap *= 2;
+	if (!(slot = xmalloc(cap * sizeof *slot)))
+		return -1;
+	for (int v = 0; v < s->v.v[from]->nvars; v++) {
+		memset(slot, -1, cap * sizeof *slot);
+		for (size_t i = from; i < s->v.n; i++) {
+			struct si_tuple *x = s->v.v[i];
+			size_t h, w = (size_t)x->nwords;
+			int used = x->rep[v] != v;
+			for (int u = 0; u < x->nvars; u++)
+				used |= u != v && x->rep[u] == v;
+			for (int e = 0; e < x->nneq && !used; e++)
+				used = x->neq[e][0] == v || x->neq[e][1] == v;
+			if (used)
+				continue;
+			h = (size_t)hash_but_v(x, v) & (cap - 1);
+			for (; slot[h] >= 0; h = (h + 1) & (cap - 1))
+				if (same_but_v(s->v.v[slot[h]], x, v))
+					break;
+			if (slot[h] < 0) {
+				slot[h] = (int)i;
+				continue;
+			}
+			for (size_t k = 0; k < w; k++)
+				s->v.v[slot[h]]->support[(size_t)v * w + k] |=
+				    x->support[(size_t)v * w + k];
+			si_tuple_free(x);
+			s->v.v[i] = NULL;
+		}
+		n = from;
+		for (size_t i = from; i < s->v.n; i++)
+			if (s->v.v[i])
+				s->v.v[n++] = s->v.v[i];
+		s->v.n = n;
+	}
+	free(slot);
+	return 0;
+}
+
+/* The evidence of every predicate as tuples over its arguments: a cube
+ * whose sides are unions of blocks as one tuple, the others by orbits. */
 static int
 ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
 {
 	const struct mln_model *m = t->m;
+	int64_t **cnt = NULL;
+	int rc = 0;
 
-	if (!(t->ev = xcalloc(m->preds.n + 1, sizeof *t->ev)))
-		return err_oom(e);
-	for (size_t p = 0; ev && p < m->preds.n; p++) {
+	if (!(t->ev = xcalloc(m->preds.n + 1, sizeof *t->ev)) ||
+	    !(cnt = xcalloc(m->types.n + 1, sizeof *cnt)))
+		rc = err_oom(e);
+	for (size_t k = 0; k < m->types.n && !rc; k++)
+		if (!(cnt[k] = xcalloc((size_t)t->sp->nblocks[k] + 1,
+		    sizeof **cnt)))
+			rc = err_oom(e);
+	for (size_t p = 0; ev && p < m->preds.n && !rc; p++) {
 		const struct ct_pred_ev *pe = &ev->pred[p];
 		const struct mln_pred *mp = &m->preds.v[p];
+		struct orbits orb[2] = { 0 };
+		struct si_set oset[2] = { 0 };
 		t->ev[p].closed = pe->closed;
-		for (size_t k = 0; k < pe->cubes.n; k++) {
+		smap_init(&orb[0].seen);
+		smap_init(&orb[1].seen);
+		orb[0].dst = &oset[0];
+		orb[1].dst = &oset[1];
+		for (size_t k = 0; k < pe->cubes.n && !rc; k++) {
 			const struct ct_cube *cu = &pe->cubes.v[k];
-			struct si_tuple *x = si_tuple_new(t->sp, mp->arity, mp->types);
-			if (!x)
-				return err_oom(e);
+			struct si_tuple *x;
+			struct si_set *dst = cu->truth ? &t->ev[p].tru : &t->ev[p].fal;
+			if (!cube_aligned(t, mp, cu, cnt)) {
+				if (cube_orbits(t, mp, cu, &orb[cu->truth != 0]) < 0)
+					rc = err_oom(e);
+				continue;
+			}
+			if (!(x = si_tuple_new(t->sp, mp->arity, mp->types))) {
+				rc = err_oom(e);
+				break;
+			}
 			for (int i = 0; i < mp->arity; i++) {
 				uint64_t *bits = x->support + (size_t)i * x->nwords;
 				memset(bits, 0, (size_t)x->nwords * sizeof *bits);
@@ -506,14 +725,36 @@ ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
 					bits[b / 64] |= (uint64_t)1 << (b % 64);
 				}
 			}
-			struct si_set *dst = cu->truth ? &t->ev[p].tru : &t->ev[p].fal;
 			if (VEC_PUSH(dst->v, x) < 0) {
 				si_tuple_free(x);
-				return err_oom(e);
+				rc = err_oom(e);
 			}
 		}
+		for (int w = 0; w < 2 && !rc; w++) {
+			struct si_set *dst = w ? &t->ev[p].tru : &t->ev[p].fal;
+			if (orb[w].in_orbits != orb[w].atoms)
+				rc = err_set(e, SQLIFT_EINTERNAL, "the evidence of %s "
+				    "splits a block of interchangeable constants: run "
+				    "sqlift cubes again", mp->name);
+			else if (merge_orbits(&oset[w], 0) < 0)
+				rc = err_oom(e);
+			for (size_t k = 0; k < oset[w].v.n && !rc; k++) {
+				if (VEC_PUSH(dst->v, oset[w].v.v[k]) < 0)
+					rc = err_oom(e);
+				else
+					oset[w].v.v[k] = NULL;
+			}
+			si_set_free(&oset[w]);
+		}
+		si_set_free(&oset[0]);
+		si_set_free(&oset[1]);
+		smap_free(&orb[0].seen);
+		smap_free(&orb[1].seen);
 	}
-	return 0;
+	for (size_t k = 0; cnt && k < m->types.n; k++)
+		free(cnt[k]);
+	free(cnt);
+	return rc;
 }
 
 void

@@ -260,7 +260,6 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 	const struct mln_pred *p = &g->ct->m->preds.v[pred];
 	size_t len = 1 + 2 * (size_t)p->arity;
 	int key[KEY_BUF], var[MAX_VARS], blk[MAX_VARS], nv = 0, nneq = 0, cls = -1;
-	struct index ix;
 	struct cl *c;
 	double atoms = 0;
 
@@ -283,17 +282,23 @@ eng_track_count(struct eng *g, int pred, const int *block, const int *eq,
 			*counted = 1;
 			return 0;
 		}
-	if (slot_room(g) < 0 || index_build(g, g->top, &ix) < 0)
+	if (slot_room(g) < 0)
 		return err_oom(e);
-	atoms = 0;
-	for (int k = 0; k < ix.ncls && cls < 0; k++) {
-		const struct occ *o = &ix.occ[ix.first[k]];
-		if (o->len == len && !memcmp(o->key, key, len * sizeof *key))
-			cls = k;
+	/* the class in some clause, and its atoms: a scan, not index_build,
+	 * which sorts every literal and would make this quadratic in the
+	 * groups (coarse blocks give thousands) */
+	for (size_t i = 0; i < g->top->c.n && cls < 0; i++) {
+		const struct cl *x = g->top->c.v[i];
+		for (int k = 0; k < x->nlits && cls < 0; k++) {
+			int lk[KEY_BUF];
+			if (x->lit[k].pred != pred ||
+			    lit_key(g, x, &x->lit[k], lk) != len ||
+			    memcmp(lk, key, len * sizeof *key))
+				continue;
+			cls = 0;
+			atoms = lit_atoms(g, x, &x->lit[k], g->top->size);
+		}
 	}
-	if (cls >= 0)
-		atoms = ix.atoms[cls];
-	index_free(&ix);
 	*counted = 1;
 	/* the slot; trk_keys has -1 - pred, so that it is no path's key */
 	memcpy(g->trk_keys + (size_t)g->ntrk * KEY_LEN, key, len * sizeof *key);

@@ -332,127 +332,155 @@ store_domain_ids(struct store *s, int t, struct store_ids *out, struct err *e)
 	return r == SQLITE_DONE ? 0 : db_err(s, e, "domains");
 }
 
-/* Signature -> block number: open addressing on the 64-bit signature. */
-struct sigmap {
-	uint64_t *key;
-	int *val;
-	size_t n, cap;         /* cap a power of two */
-};
-
-static int
-sigmap_get(struct sigmap *m, uint64_t h, int *next)
-{
-	size_t i;
-
-	if (2 * (m->n + 1) > m->cap) {
-		size_t cap = m->cap ? 2 * m->cap : 256;
-		uint64_t *k = xcalloc(cap, sizeof *k);
-		int *v = xmalloc(cap * sizeof *v);
-		if (!k || !v) {
-			free(k);
-			free(v);
-			return -1;
-		}
-		for (size_t x = 0; x < cap; x++)
-			v[x] = -1;
-		for (size_t x = 0; x < m->cap; x++)
-			if (m->val[x] >= 0) {
-				size_t y = (size_t)(m->key[x] * 0x9E3779B97F4A7C15ULL) &
-				    (cap - 1);
-				while (v[y] >= 0)
-					y = (y + 1) & (cap - 1);
-				k[y] = m->key[x];
-				v[y] = m->val[x];
-			}
-		free(m->key);
-		free(m->val);
-		m->key = k;
-		m->val = v;
-		m->cap = cap;
-	}
-	i = (size_t)(h * 0x9E3779B97F4A7C15ULL) & (m->cap - 1);
-	while (m->val[i] >= 0 && m->key[i] != h)
-		i = (i + 1) & (m->cap - 1);
-	if (m->val[i] < 0) {
-		m->key[i] = h;
-		m->val[i] = (*next)++;
-		m->n++;
-	}
-	return m->val[i];
-}
-
 #define BLOCK_ROWS 64          /* rows per INSERT of the blocks */
 
 int
-store_blocks_build(struct store *s, uint64_t *const *sig, const int64_t *cap,
-    FILE *report, struct err *e)
+store_blocks_put(struct store *s, int t, const int64_t *ids,
+    const int *block, size_t n, FILE *report, struct err *e)
 {
-	sqlite3_stmt *dom = NULL, *put = NULL, *put1 = NULL;
+	sqlite3_stmt *put = NULL, *put1 = NULL;
 	struct buf q;
-	int rc;
+	size_t i = 0;
+	int rc, r, nblocks = 0;
 
 	buf_init(&q);
 	buf_puts(&q, sql_blocks_put_many);
-	for (int i = 0; i < BLOCK_ROWS; i++)
-		buf_puts(&q, i ? ",(?,?,?)" : "(?,?,?)");
+	for (int k = 0; k < BLOCK_ROWS; k++)
+		buf_puts(&q, k ? ",(?,?,?)" : "(?,?,?)");
 	if (q.oom) {
 		rc = err_oom(e);
 		goto done;
 	}
-	if ((rc = db_prep(s, sql_domain_ids, &dom, e)) ||
-	    (rc = db_prep(s, q.s, &put, e)) ||
+	if ((rc = db_prep(s, q.s, &put, e)) ||
 	    (rc = db_prep(s, sql_block_put, &put1, e)))
 		goto done;
-	for (size_t t = 0; t < s->type_ids.n && !rc; t++) {
-		struct sigmap by = { 0 };
-		int64_t nconst = 0, row[BLOCK_ROWS][2];
-		int nblocks = 0, nrow = 0, r;
-
-		sqlite3_bind_int64(dom, 1, s->type_ids.v[t]);
-		while (!rc && (r = sqlite3_step(dom)) == SQLITE_ROW) {
-			int64_t c = sqlite3_column_int64(dom, 0);
-			int b = sigmap_get(&by, c < cap[t] ? sig[t][c] : 0, &nblocks);
-			if (b < 0) {
-				rc = err_oom(e);
-				break;
-			}
-			row[nrow][0] = b;
-			row[nrow][1] = c;
-			nconst++;
-			if (++nrow < BLOCK_ROWS)
-				continue;
-			for (int i = 0; i < BLOCK_ROWS; i++) {
-				sqlite3_bind_int64(put, 3 * i + 1, s->type_ids.v[t]);
-				sqlite3_bind_int64(put, 3 * i + 2, row[i][0]);
-				sqlite3_bind_int64(put, 3 * i + 3, row[i][1]);
-			}
-			r = sqlite3_step(put);
-			sqlite3_reset(put);
-			if (r != SQLITE_DONE)
-				rc = db_err(s, e, "blocks");
-			nrow = 0;
+	for (; i + BLOCK_ROWS <= n; i += BLOCK_ROWS) {
+		for (int k = 0; k < BLOCK_ROWS; k++) {
+			sqlite3_bind_int64(put, 3 * k + 1, s->type_ids.v[t]);
+			sqlite3_bind_int64(put, 3 * k + 2, block[i + k]);
+			sqlite3_bind_int64(put, 3 * k + 3, ids[i + k]);
 		}
-		for (int i = 0; i < nrow && !rc; i++) {
-			sqlite3_bind_int64(put1, 1, s->type_ids.v[t]);
-			sqlite3_bind_int64(put1, 2, row[i][0]);
-			sqlite3_bind_int64(put1, 3, row[i][1]);
-			r = sqlite3_step(put1);
-			sqlite3_reset(put1);
-			if (r != SQLITE_DONE)
-				rc = db_err(s, e, "blocks");
+		r = sqlite3_step(put);
+		sqlite3_reset(put);
+		if (r != SQLITE_DONE) {
+			rc = db_err(s, e, "blocks");
+			goto done;
 		}
-		sqlite3_reset(dom);
-		free(by.key);
-		free(by.val);
-		if (!rc && report)
-			fprintf(report, "type %-19s %9lld constants in %6d blocks\n",
-			    s->type_names.v[t], (long long)nconst, nblocks);
 	}
+	for (; i < n; i++) {
+		sqlite3_bind_int64(put1, 1, s->type_ids.v[t]);
+		sqlite3_bind_int64(put1, 2, block[i]);
+		sqlite3_bind_int64(put1, 3, ids[i]);
+		r = sqlite3_step(put1);
+		sqlite3_reset(put1);
+		if (r != SQLITE_DONE) {
+			rc = db_err(s, e, "blocks");
+			goto done;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (block[i] >= nblocks)
+			nblocks = block[i] + 1;
+	if (report)
+		fprintf(report, "type %-19s %9zu constants in %6d blocks\n",
+		    s->type_names.v[t], n, nblocks);
 done:
-	sqlite3_finalize(dom);
 	sqlite3_finalize(put);
 	sqlite3_finalize(put1);
 	buf_free(&q);
+	return rc;
+}
+
+/* The INSERT of the entries of argument i of predicate p (see
+ * store_sig_each): arguments of i's type are compared with it. */
+static void
+sig_insert(struct buf *b, const struct store_pred *p, int i)
+{
+	buf_printf(b, "INSERT OR IGNORE INTO temp.sig_entry SELECT %lld, a%d, "
+	    "'%lld ' || truth", (long long)p->types[i], i, (long long)p->id);
+	for (int j = 0; j < p->arity; j++)
+		if (j == i)
+			buf_puts(b, " || ' *'");
+		else if (p->types[j] == p->types[i])
+			buf_printf(b, " || CASE a%d WHEN a%d THEN ' *' ELSE ' @' || "
+			    "a%d END", j, i, j);
+		else
+			buf_printf(b, " || ' ' || a%d", j);
+	buf_printf(b, " FROM %s", p->table);
+}
+
+int
+store_sig_each(struct store *s, store_sig_fn fn, void *ctx, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	struct buf b;
+	int rc, r;
+
+	if ((rc = db_exec(s, sql_sig_table, e)))
+		return rc;
+	buf_init(&b);
+	for (size_t p = 0; p < s->preds.n && !rc; p++)
+		for (int i = 0; i < s->preds.v[p].arity && !rc; i++) {
+			buf_clear(&b);
+			sig_insert(&b, &s->preds.v[p], i);
+			rc = b.oom ? err_oom(e) : db_exec(s, b.s, e);
+		}
+	buf_free(&b);
+	if (rc || (rc = db_prep(s, sql_sig_rows, &st, e)))
+		goto done;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int t = store_type_at(s, sqlite3_column_int64(st, 0));
+		const char *x = (const char *)sqlite3_column_text(st, 2);
+		if (!x)
+			break;  /* out of memory: sqlite3_step fails next */
+		if ((rc = fn(ctx, t, sqlite3_column_int64(st, 1), x,
+		    (size_t)sqlite3_column_bytes(st, 2))))
+			goto done;
+	}
+	if (r != SQLITE_DONE)
+		rc = db_err(s, e, "blocks");
+done:
+	sqlite3_finalize(st);
+	if (!rc)
+		rc = db_exec(s, sql_sig_clear, e);
+	return rc;
+}
+
+int
+store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
+    struct err *e)
+{
+	struct buf b;
+	int rc = 0;
+
+	buf_init(&b);
+	for (size_t p = 0; p < s->preds.n && !rc; p++) {
+		const struct store_pred *sp = &s->preds.v[p];
+		for (int i = 0; i < sp->arity && !rc; i++)
+			for (int j = i + 1; j < sp->arity && !rc; j++) {
+				sqlite3_stmt *st;
+				int r, t = store_type_at(s, sp->types[i]);
+				if (sp->types[j] != sp->types[i])
+					continue;
+				buf_clear(&b);
+				buf_printf(&b, "SELECT DISTINCT a%d, a%d FROM %s WHERE "
+				    "a%d <> a%d", i, j, sp->table, i, j);
+				if (b.oom) {
+					rc = err_oom(e);
+					break;
+				}
+				if ((rc = db_prep(s, b.s, &st, e)))
+					break;
+				while ((r = sqlite3_step(st)) == SQLITE_ROW)
+					if ((rc = fn(ctx, t, sqlite3_column_int64(st, 0),
+					    sqlite3_column_int64(st, 1))))
+						break;
+				if (!rc && r != SQLITE_DONE)
+					rc = db_err(s, e, "blocks");
+				sqlite3_finalize(st);
+			}
+	}
+	buf_free(&b);
 	return rc;
 }
 

@@ -206,11 +206,25 @@ int store_ntypes(const struct store *s);
 int store_type_at(const struct store *s, int64_t type_id);
 /* 1 if constant cid is in the domain of type index t (store_type_at). */
 int store_in_domain(const struct store *s, int t, int64_t cid);
-/* Partitions each type's domain into blocks: constants with the same
- * signature sig[t][const_id] (0 past cap[t]) share a block.  Fills the
- * blocks table; prints a line per type to report (may be NULL). */
-int store_blocks_build(struct store *s, uint64_t *const *sig,
-    const int64_t *cap, FILE *report, struct err *e) WUR;
+/* The evidence signature entries of every constant (store_sig_each) and
+ * the pairs of constants of one type that share an atom
+ * (store_pairs_each), for the domain blocks (evidence/coarse.c).  An
+ * entry is the text of one atom holding the constant: "pred_id truth"
+ * then each argument, the constant itself as "*", another constant of
+ * its type as "@id", a constant of another type as its id.  fn gets the
+ * type index, the constant id and the entry, in order of type id,
+ * constant id and entry; a non-zero return stops. */
+typedef int (*store_sig_fn)(void *ctx, int t, int64_t const_id,
+    const char *entry, size_t len);
+int store_sig_each(struct store *s, store_sig_fn fn, void *ctx,
+    struct err *e) WUR;
+typedef int (*store_pair_fn)(void *ctx, int t, int64_t a, int64_t b);
+int store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
+    struct err *e) WUR;
+/* Stores the blocks of type index t: constant ids[i] in block[i], the
+ * blocks numbered from 0 up; prints a line to report (may be NULL). */
+int store_blocks_put(struct store *s, int t, const int64_t *ids,
+    const int *block, size_t n, FILE *report, struct err *e) WUR;
 /* Calls fn for each cube of predicate pred (store index) with its truth
  * (1, 0) and its sides; stops at a non-zero return. */
 typedef int (*store_cube_fn)(void *ctx, int truth, int arity,

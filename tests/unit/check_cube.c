@@ -1,7 +1,8 @@
 /* check_cube.c: the hypercube builder on random evidence over small
  * domains: the cubes cover exactly the true and the false atoms (checked
- * in SQL both ways), are disjoint, and every cube side is a union of the
- * blocks of its type.  Also the migration of a version 1 database. */
+ * in SQL both ways) and are disjoint; the blocks are exactly the classes
+ * of constants whose swap maps the evidence onto itself, checked pair by
+ * pair by brute force.  Also the migration of a version 1 database. */
 #include "evidence/cube.h"
 #include "testutil.h"
 
@@ -120,19 +121,177 @@ START_TEST(test_random_cubes)
 			ck_assert_int_eq(atoms, cube < 0 ? 0 : prod);
 			sqlite3_finalize(st);
 		}
-		/* a side holding one constant of a block holds all of it */
-		ck_assert_int_eq(exec_count(db, "WITH side (cube_id, pos, const_id) "
-		    "AS (SELECT c.cube_id, CAST(j.key AS INTEGER), x.value FROM cubes c, "
-		    "json_each(c.sides) j, json_each(j.value) x WHERE c.truth IS NOT "
-		    "NULL) SELECT count(*) FROM side s JOIN cubes c USING (cube_id) "
-		    "JOIN predicate_args a ON a.pred_id = c.pred_id AND a.pos = s.pos "
-		    "JOIN blocks b ON b.type_id = a.type_id AND b.const_id = "
-		    "s.const_id JOIN blocks o ON o.type_id = b.type_id AND o.block = "
-		    "b.block WHERE NOT EXISTS (SELECT 1 FROM side t WHERE t.cube_id = "
-		    "s.cube_id AND t.pos = s.pos AND t.const_id = o.const_id)"), 0);
 		sqlite3_close(db);
 	}
 	cube_set_memory_limit(200000);
+}
+END_TEST
+
+/* Generated evidence for the blocks test: predicates R(p,p), S(p),
+ * T(p,q,p), M(p,q); constants p0.. and q0.. numbered within their type. */
+#define BT_MAX 256
+struct bt_atom {
+	int pred, arg[3], truth;
+};
+static const int bt_arity[4] = { 2, 1, 3, 2 };
+static const int bt_type[4][3] = { { 0, 0 }, { 0 }, { 0, 1, 0 }, { 0, 1 } };
+static const char *const bt_name[4] = { "R", "S", "T", "M" };
+
+struct bt_ev {
+	struct bt_atom v[BT_MAX];
+	int n;
+};
+
+/* The truth of the atom (-1: not in the evidence). */
+static int
+bt_truth(const struct bt_ev *ev, const struct bt_atom *x)
+{
+	for (int i = 0; i < ev->n; i++)
+		if (ev->v[i].pred == x->pred && !memcmp(ev->v[i].arg, x->arg,
+		    (size_t)bt_arity[x->pred] * sizeof *x->arg))
+			return ev->v[i].truth;
+	return -1;
+}
+
+static void
+bt_add(struct bt_ev *ev, int pred, int a, int b, int c, int truth)
+{
+	struct bt_atom x = { pred, { a, b, c }, truth };
+
+	for (int i = bt_arity[pred]; i < 3; i++)
+		x.arg[i] = 0;
+	if (ev->n < BT_MAX && bt_truth(ev, &x) < 0)
+		ev->v[ev->n++] = x;
+}
+
+/* Does swapping constants a and b of type ty map the evidence onto
+ * itself?  Every atom's image must be there with its truth; the swap is
+ * a bijection, so that is enough. */
+static int
+bt_swap_keeps(const struct bt_ev *ev, int ty, int a, int b)
+{
+	for (int i = 0; i < ev->n; i++) {
+		struct bt_atom y = ev->v[i];
+		for (int k = 0; k < bt_arity[y.pred]; k++)
+			if (bt_type[y.pred][k] == ty)
+				y.arg[k] = y.arg[k] == a ? b : y.arg[k] == b ? a : y.arg[k];
+		if (bt_truth(ev, &y) != ev->v[i].truth)
+			return 0;
+	}
+	return 1;
+}
+
+static unsigned
+bt_rand(unsigned *rs, unsigned n)
+{
+	*rs = *rs * 1103515245u + 12345u;
+	return (*rs >> 16) % n;
+}
+
+/* Evidence with symmetry to find: diagonals, symmetric pairs, matchings,
+ * copies of one constant's evidence, and some noise. */
+static void
+bt_generate(struct bt_ev *ev, unsigned *rs, int kind, int np, int nq)
+{
+
+	ev->n = 0;
+	for (int i = 0; i < np; i++) {
+		if (kind == 0 || bt_rand(rs, 3) == 0)
+			bt_add(ev, 0, i, i, 0, 1);                 /* diagonal */
+		if (kind == 1 && i + 1 < np && i % 2 == 0) {
+			int t = (int)bt_rand(rs, 2);               /* symmetric */
+			bt_add(ev, 0, i, i + 1, 0, t);
+			bt_add(ev, 0, i + 1, i, 0, t);
+		}
+		if (kind == 2)
+			bt_add(ev, 3, i, i % nq, 0, 1);            /* matching */
+		if (kind == 3)                             /* a clique, no loops */
+			for (int j = 0; j < np / 2; j++)
+				if (j != i && i < np / 2)
+					bt_add(ev, 0, i, j, 0, 1);
+		if (i % 3 == 1)
+			bt_add(ev, 1, i, 0, 0, (int)bt_rand(rs, 2));
+	}
+	for (int r = (int)bt_rand(rs, 4); r > 0; r--) {
+		int a = (int)bt_rand(rs, (unsigned)np);
+		bt_add(ev, 2, a, (int)bt_rand(rs, (unsigned)nq),
+		    (int)bt_rand(rs, (unsigned)np), (int)bt_rand(rs, 2));
+		if (bt_rand(rs, 2))
+			bt_add(ev, 0, a, (int)bt_rand(rs, (unsigned)np), 0, 0);
+	}
+}
+
+START_TEST(test_blocks_coarsest)
+{
+	unsigned rs = 777;
+
+	/* every kind of evidence on every domain size, even when fast */
+	for (int round = 0; round < (tu_slow() ? 168 : 16); round++) {
+		const char *dbp = tu_file("b.db", NULL);
+		int np = 2 + round / 4 * 2 % 7, nq = 1 + round % 3, blk[2][16];
+		struct bt_ev ev;
+		struct buf txt;
+		const char *evs[1];
+		sqlite3_stmt *st;
+		sqlite3 *db;
+		sqlift *h;
+		int64_t n;
+
+		bt_generate(&ev, &rs, round % 4, np, nq);
+		buf_init(&txt);
+		/* every constant in the domains, some without evidence */
+		buf_printf(&txt, "p = {");
+		for (int i = 0; i < np; i++)
+			buf_printf(&txt, "%sp%d", i ? ", " : "", i);
+		buf_printf(&txt, "}\nq = {");
+		for (int i = 0; i < nq; i++)
+			buf_printf(&txt, "%sq%d", i ? ", " : "", i);
+		buf_puts(&txt, "}\nR(p,p)\nS(p)\nT(p,q,p)\nM(p,q)\n1 R(x,y) ^ S(y)\n");
+		tu_file("m.mln", txt.s);
+		buf_clear(&txt);
+		for (int i = 0; i < ev.n; i++) {
+			const struct bt_atom *x = &ev.v[i];
+			buf_printf(&txt, "%s%s(", x->truth ? "" : "!", bt_name[x->pred]);
+			for (int k = 0; k < bt_arity[x->pred]; k++)
+				buf_printf(&txt, "%s%c%d", k ? "," : "",
+				    bt_type[x->pred][k] ? 'q' : 'p', x->arg[k]);
+			buf_puts(&txt, ")\n");
+		}
+		evs[0] = tu_file("e.db", txt.s ? txt.s : "");
+		buf_free(&txt);
+		unlink(dbp);
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_msg(sqlift_load(h, tu_file("m.mln", NULL), evs, 1, 0,
+		    &n) == 0, "%s", sqlift_errmsg(h));
+		ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
+		sqlift_close(h);
+		memset(blk, -1, sizeof blk);
+		ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT t.name, c.name, "
+		    "b.block FROM blocks b JOIN constants c USING (const_id) JOIN "
+		    "types t USING (type_id)", -1, &st, NULL), SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			int ty = sqlite3_column_text(st, 0)[0] == 'q';
+			int k = atoi((const char *)sqlite3_column_text(st, 1) + 1);
+			ck_assert_int_eq(blk[ty][k], -1);
+			blk[ty][k] = sqlite3_column_int(st, 2);
+		}
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+		for (int ty = 0; ty < 2; ty++) {
+			int nc = ty ? nq : np;
+			for (int a = 0; a < nc; a++) {
+				ck_assert_int_ge(blk[ty][a], 0);
+				/* sound and coarsest: one block iff the swap keeps */
+				for (int b = a + 1; b < nc; b++)
+					ck_assert_msg((blk[ty][a] == blk[ty][b]) ==
+					    bt_swap_keeps(&ev, ty, a, b), "round %d type %c: "
+					    "%c%d and %c%d in blocks %d and %d", round,
+					    "pq"[ty], "pq"[ty], a, "pq"[ty], b, blk[ty][a],
+					    blk[ty][b]);
+			}
+		}
+	}
 }
 END_TEST
 
@@ -189,6 +348,7 @@ main(void)
 {
 	const TTest *const tests[] = {
 		test_random_cubes,
+		test_blocks_coarsest,
 		test_migration_from_v1,
 	};
 

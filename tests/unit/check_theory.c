@@ -85,7 +85,7 @@ END_TEST
 START_TEST(test_theory_with_evidence)
 {
 	static const char *names[] = { "A", "B", "C" };
-	int cases = 0, withev = 0, nfree = 0;
+	int cases = 0, withev = 0, nfree = 0, norbit = 0;
 
 	for (unsigned seed = 1; seed <= 400; seed += tu_step()) {
 		const char *dbp = tu_file("ev.db", NULL);
@@ -100,7 +100,7 @@ START_TEST(test_theory_with_evidence)
 		struct err e = { 0 };
 		const char *evs[1];
 		char queries[32] = "";
-		int queried[3] = { 0 }, *closed = NULL, rc1, rc2;
+		int queried[3] = { 0 }, *closed = NULL, rc1, rc2, sym;
 		double lz1 = 0, lz2 = 0, k = 0;
 		int64_t n, run;
 		sqlift *h;
@@ -120,15 +120,25 @@ START_TEST(test_theory_with_evidence)
 				buf_puts(&mb, "\n");
 			}
 		}
+		/* half the time R symmetric, with or without its diagonal, and
+		 * P and Q only of A: blocks that a cube side splits (equality
+		 * in the evidence) */
+		sym = rnd(2);
 		for (int a = 0; a < 3; a++) {
-			if (rnd(10) < 3)
+			if (rnd(10) < 3 && (!sym || a == 0))
 				buf_printf(&eb, "%sP(%s)\n", rnd(2) ? "!" : "", names[a]);
-			if (rnd(10) < 3)
+			if (rnd(10) < 3 && (!sym || a == 0))
 				buf_printf(&eb, "%sQ(%s)\n", rnd(2) ? "!" : "", names[a]);
-			for (int b = 0; b < 3; b++)
-				if (rnd(10) < 4)
-					buf_printf(&eb, "%sR(%s,%s)\n", rnd(2) ? "!" : "",
-					    names[a], names[b]);
+			for (int b = sym ? a + 1 : 0; b < 3; b++)
+				if (rnd(10) < 4) {
+					const char *neg = rnd(2) ? "!" : "";
+					buf_printf(&eb, "%sR(%s,%s)\n", neg, names[a], names[b]);
+					if (sym)
+						buf_printf(&eb, "%sR(%s,%s)\n", neg, names[b],
+						    names[a]);
+				}
+			if (sym == 1 && rnd(2))
+				buf_printf(&eb, "R(%s,%s)\n", names[a], names[a]);
 		}
 		for (int p = 0; p < 3; p++)
 			if ((queried[p] = rnd(2)))
@@ -168,6 +178,18 @@ START_TEST(test_theory_with_evidence)
 		rc2 = ct_build(c, dom, ev, &t, &e);
 		if (rc2 == 0) {
 			double fa = -1;
+			/* evidence as orbits, with equalities or inequalities */
+			int eq = 0;
+			for (size_t p = 0; p < c->preds.n; p++)
+				for (int w = 0; w < 2; w++) {
+					const struct si_set *set = w ? &t->ev[p].tru :
+					    &t->ev[p].fal;
+					for (size_t x = 0; x < set->v.n; x++)
+						for (int v = 0; v < set->v.v[x]->nvars; v++)
+							eq |= set->v.v[x]->rep[v] != v ||
+							    set->v.v[x]->nneq > 0;
+				}
+			norbit += eq;
 			rc2 = ct_brute(t, &lz2, &fa, &e);
 			if (rc2 == 0)
 				ck_assert_msg(fa == t->free_atoms, "seed %u: %g free atoms, "
@@ -223,6 +245,7 @@ next:
 	ck_assert_int_ge(cases, tu_seeds(200));
 	ck_assert_int_ge(withev, tu_seeds(300));
 	ck_assert_int_ge(nfree, tu_seeds(20));  /* free atoms were counted */
+	ck_assert_int_ge(norbit, tu_seeds(21));  /* orbits were folded */
 }
 END_TEST
 
