@@ -562,8 +562,11 @@ for w; do
 		fi
 		if [ -n "$res" ]; then
 			[ "$(cat "$dir/rc.$i")" = 0 ] || res="$res (exit $(cat "$dir/rc.$i"))"
-			cmp -s "$dir/full.old.$i" "$dir/full.new.$i" ||
-			    res="$res, after an earlier difference"
+			cmp -s "$dir/full.old.$i" "$dir/full.new.$i" || {
+				[ -n "${TOL:-}" ] && awk -v tol="$TOL" \
+				    -v old="$dir/full.old.$i" -f "$dir/close.awk" \
+				    "$dir/full.new.$i"
+			} || res="$res, after an earlier difference"
 		else
 			res=DIFFERENT
 			differ=1
@@ -588,7 +591,7 @@ for w; do
 			    -v z="$NOISE" -f "$dir/row.awk"
 		fi
 	done
-	[ "$nd" = 0 ] && [ "$nt" -gt 0 ] && wres="same to $TOL ($nt steps)"
+	[ "$nd" = 0 ] && [ "$nt" -gt 0 ] && wres="same to $TOL ($nt of $k steps)"
 	[ "$nd" -gt 1 ] && wres="$wres and $((nd - 1)) more"
 	[ "$nd" -gt 0 ] && wres="$wres)"
 	set -- $(awk '{ wo += $1; wn += $2; co += $3; cn += $4 }
