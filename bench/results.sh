@@ -269,9 +269,10 @@ cat <<X
 ## Identity with the reference binary (issue 20)
 
 Same inputs and seeds through both binaries (\`--samples\` fixed, no \`--max-seconds\`): the
-output of every command and the whole database after it (runs rows without their times,
-marginals, groups, traces, cubes, blocks, evidence) must be bit-identical; times are the sum
-of each step's median of 3 interleaved runs. $(cmdline same)
+output of every command and what users read in the database after it (runs rows without
+times, ids, version and search counts; marginals, groups, traces, log Z, evidence; the columns
+both schemas have) must be bit-identical; times are the sum of each step's median of 3
+interleaved runs. $(cmdline same)
 
 X
 tables same

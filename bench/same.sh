@@ -3,10 +3,18 @@
 # Each step (a load, cubes, explain or infer command) runs through both
 # binaries on a fresh database of its own; after each step the script
 # compares, between the two, the command's exit status, stdout and stderr
-# and the whole database: the schema and every row of every table (runs,
-# run_marginals, run_groups, run_trace, cubes, blocks, the evidence...),
-# reals printed with %.17g, without the columns that hold times (*_at,
-# seconds) and the "*seconds" keys of runs.stats.  It prints one markdown
+# and what users read in the database: the runs rows (log Z, status,
+# parameters, atom counts, errors...), the marginals (run_marginals, the
+# marginals view, run_groups, run_trace) and the evidence (the
+# evidence_atoms view, evidence_files), reals printed with %.17g.  Left
+# out: times (*_at, seconds), ids (run_id, file_id), the version
+# (sqlift_version), runs.stats (the search's own counts) and every column
+# that one of the two schemas lacks (new in the newer one), so that two
+# builds of different schema versions that give the same answers read
+# "same".  WHOLE=1 compares the whole database instead, for two builds
+# that must be bit-identical (a refactoring): the schema and every row of
+# every table (cubes, blocks, the catalogue...) without the times and
+# the "*seconds" keys of runs.stats.  It prints one markdown
 # row per workload (STEPS=1: and one per step): same or DIFFERENT (with
 # the first step that differs), the wall and CPU (user + system) times
 # of each binary (the sum over the steps of the median of REPEAT runs,
@@ -40,8 +48,10 @@
 # lis, fig2 and blocks inputs) about 20.  `sh bench/same.sh list`
 # names the workloads; they can be given one by one instead of a mode.
 #
-# Knobs (environment): REPEAT (3), CLOCK (cpu), MAXRATIO (1.05), NOISE (0.1 s), STEPS,
-# DATA (the shared data folder, default ../shared/data next to the
+# Knobs (environment): REPEAT (3), CLOCK (cpu), MAXRATIO (1.05), NOISE (0.1 s), STEPS, WHOLE,
+# TOL (a relative tolerance, such as 1e-9: a step whose results differ
+# only in numbers within it reads "same to TOL"; for builds whose search
+# differs, which reorders sums; default: bit for bit), DATA (the shared data folder, default ../shared/data next to the
 # repository, else /work/shared/data), KEEP (a folder: the results of
 # each DIFFERENT step are kept there for diff; default: the diff's first
 # lines go to stderr).
@@ -111,9 +121,14 @@ inp=$dir/in
 mkdir "$inp"
 db=$dir/db.sqlite
 
-# The dump: SQL that writes SQL selecting every table, one text line a
-# row, sorted; the schema first.
-cat >"$dir/gen.sql" <<'X'
+# The dump: SQL (gen.sql) that writes SQL selecting the tables compared,
+# one text line a row, sorted; a value quote()d, a real printed with %.17g.
+cell() {
+	echo "CASE typeof(\"$1\") WHEN 'real' THEN printf('%.17g', \"$1\") ELSE quote(\"$1\") END"
+}
+if [ "${WHOLE:-0}" = 1 ]; then
+	# the schema, then every column of every table but times
+	cat >"$dir/gen.sql" <<'X'
 SELECT 'SELECT ''-- schema'';';
 SELECT 'SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name;';
 SELECT 'SELECT ''-- ' || m.name || ''';' || char(10) || 'SELECT ' ||
@@ -128,7 +143,77 @@ SELECT 'SELECT ''-- ' || m.name || ''';' || char(10) || 'SELECT ' ||
     || ' FROM "' || m.name || '" ORDER BY 1;'
 FROM sqlite_master m WHERE m.type = 'table' ORDER BY m.name;
 X
+else
+	# what users read, in the columns both schemas have: each binary
+	# loads a small model, and of the tables and views compared the
+	# columns both databases hold are kept
+	USER_TABLES="runs run_marginals marginals run_groups run_trace evidence_atoms evidence_files"
+	mkdir "$dir/probe"
+	printf '%s\n' 'p = {A, B}' 'R(p)' 'S(p, p)' '1 R(x) => S(x, y)' \
+	    >"$dir/probe/m.mln"
+	echo 'R(A)' >"$dir/probe/e.db"
+	for side in old new; do
+		if [ $side = old ]; then
+			bin=$old_bin lib=$old_lib
+		else
+			bin=$new_bin lib=$new_lib
+		fi
+		LD_LIBRARY_PATH=$lib "$bin" load "$dir/probe/$side.sqlite" \
+		    "$dir/probe/m.mln" "$dir/probe/e.db" >/dev/null ||
+		    die "$bin cannot load a small model"
+		for t in $USER_TABLES; do
+			sqlite3 "$dir/probe/$side.sqlite" "SELECT '$t ' || name
+			    FROM pragma_table_info('$t') WHERE name NOT IN ('run_id',
+			    'file_id', 'seconds', 'sqlift_version', 'stats') AND
+			    name NOT LIKE '%\\_at' ESCAPE '\\'"
+		done | LC_ALL=C sort >"$dir/probe/$side.cols"
+	done
+	LC_ALL=C comm -12 "$dir/probe/old.cols" "$dir/probe/new.cols" \
+	    >"$dir/probe/cols"
+	[ -s "$dir/probe/cols" ] || die "the two schemas have no column in common"
+	for t in $USER_TABLES; do
+		cols=$(awk -v t="$t" '$1 == t { print $2 }' "$dir/probe/cols")
+		[ -n "$cols" ] || continue
+		sel=
+		for c in $cols; do
+			sel="${sel:+$sel || '|' || }$(cell "$c")"
+		done
+		# the SELECT runs only where the table or view exists
+		q=$(printf '%s' "SELECT '-- $t'; SELECT $sel FROM \"$t\" ORDER BY 1;" |
+		    sed "s/'/''/g")
+		echo "SELECT '$q' FROM sqlite_master WHERE name = '$t';"
+	done >"$dir/gen.sql"
+fi
 
+# awk -v old=OLD -f close.awk NEW: exit 0 if the two files differ only in numbers,
+# each within TOL of the other (relative to the larger)
+cat >"$dir/close.awk" <<'X'
+function nums(s, v,   n) {
+	n = 0
+	while (match(s, /-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?/)) {
+		v[++n] = substr(s, RSTART, RLENGTH) + 0
+		s = substr(s, RSTART + RLENGTH)
+	}
+	return n
+}
+function abs(x) { return x < 0 ? -x : x }
+{
+	if ((getline o < old) <= 0)
+		exit 1
+	a = o; b = $0
+	re = "-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?"
+	gsub(re, "#", a); gsub(re, "#", b)
+	if (a != b)
+		exit 1
+	n = nums(o, x); nums($0, y)
+	for (i = 1; i <= n; i++) {
+		m = abs(x[i]) > abs(y[i]) ? abs(x[i]) : abs(y[i])
+		if (abs(x[i] - y[i]) > tol * m)
+			exit 1
+	}
+}
+END { if ((getline o < old) > 0) exit 1 }
+X
 # a table row; the ratio of CLOCK decides: "noise" under NOISE s
 cat >"$dir/row.awk" <<'X'
 function ratio(o, n) { return o > 0 ? sprintf("%.3f", n / o) : "-" }
@@ -183,7 +268,13 @@ st() {
 		[ -f "$p" ] || p=/dev/null
 		{
 			echo "exit $rc"
-			cat "$dir/out" "$dir/err"
+			# explain's plan describes the search, as runs.stats
+			if [ "$c" = explain ] && [ "${WHOLE:-0}" != 1 ]; then
+				echo "(explain's plan not compared)"
+			else
+				cat "$dir/out"
+			fi
+			cat "$dir/err"
 			LC_ALL=C comm -3 "$p" "$dir/full.$side.$k"
 		} >"$dir/res.$side.$k"
 		echo "$rc" >"$dir/rc.$k"
@@ -456,16 +547,26 @@ for w; do
 			wrun "$w"
 		done
 	done
-	i=0 wres=same nd=0
+	i=0 wres=same nd=0 nt=0
 	: >"$dir/wtimes"
 	while [ "$i" -lt "$k" ]; do
 		i=$((i + 1))
 		label=$(cat "$dir/label.$i")
+		res=
 		if cmp -s "$dir/res.old.$i" "$dir/res.new.$i"; then
 			res=same
-			[ "$(cat "$dir/rc.$i")" = 0 ] || res="same (exit $(cat "$dir/rc.$i"))"
-			cmp -s "$dir/full.old.$i" "$dir/full.new.$i" ||
-			    res="$res, after an earlier difference"
+		elif [ -n "${TOL:-}" ] && awk -v tol="$TOL" -v old="$dir/res.old.$i" \
+		    -f "$dir/close.awk" "$dir/res.new.$i"; then
+			res="same to $TOL"
+			nt=$((nt + 1))
+		fi
+		if [ -n "$res" ]; then
+			[ "$(cat "$dir/rc.$i")" = 0 ] || res="$res (exit $(cat "$dir/rc.$i"))"
+			cmp -s "$dir/full.old.$i" "$dir/full.new.$i" || {
+				[ -n "${TOL:-}" ] && awk -v tol="$TOL" \
+				    -v old="$dir/full.old.$i" -f "$dir/close.awk" \
+				    "$dir/full.new.$i"
+			} || res="$res, after an earlier difference"
 		else
 			res=DIFFERENT
 			differ=1
@@ -490,6 +591,7 @@ for w; do
 			    -v z="$NOISE" -f "$dir/row.awk"
 		fi
 	done
+	[ "$nd" = 0 ] && [ "$nt" -gt 0 ] && wres="same to $TOL ($nt of $k steps)"
 	[ "$nd" -gt 1 ] && wres="$wres and $((nd - 1)) more"
 	[ "$nd" -gt 0 ] && wres="$wres)"
 	set -- $(awk '{ wo += $1; wn += $2; co += $3; cn += $4 }
