@@ -465,13 +465,12 @@ ip_list(struct ip *p, const struct operand *o, int dir)
 	struct ilit z = { ip_col(p, 0), 0 }, two[2];
 	int n = o->n;
 	double one[2] = { 1, -1 };
-	struct ilit *l;
-	double *c;
+	struct ilit *l = NULL;
+	double *c = NULL;
 
 	if (p->oom || !(l = xmalloc(((size_t)n + 1) * sizeof *l)) ||
 	    !(c = xmalloc(((size_t)n + 1) * sizeof *c))) {
-		if (!p->oom)
-			free(l);
+		free(l);
 		p->oom = 1;
 		return z;
 	}
