@@ -940,6 +940,31 @@ run_write(struct run *r, const struct store_run *row, const struct groups *gr,
 	return 0;
 }
 
+/* The method's part of a run's row: its status, and the figures of
+ * the sampler (lr, gres) or of the MAP world (mw) that ran. */
+static void
+run_row(struct store_run *row, const struct sqlift_infer_opts *o,
+    const struct lis_result *lr, const struct gibbs_result *gres,
+    const struct map_world *mw)
+{
+	row->method = o->method;
+	row->status = (lr && lr->interrupted) || (gres && gres->interrupted) ?
+	    "interrupted" : "ok";
+	if (lr) {
+		row->samples = lr->samples;
+		row->log_z_stderr = lr->stderr_lz;
+		row->ess = lr->ess;
+		row->proposal = o->proposal ? o->proposal : "adaptive";
+	} else if (gres) {
+		row->samples = gres->sweeps;
+		row->log_z_stderr = NAN;
+		row->ess = NAN;
+	}
+	row->map_log_weight = mw ? mw->log_weight : NAN;
+	row->map_bound = mw ? mw->bound : 0;
+	row->map_optimal = mw ? mw->proven : 0;
+}
+
 int
 infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
     char **result_tmp, struct infer_failure **failed, struct err *e)
@@ -1016,8 +1041,8 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		rc = err_oom(e);
 		goto done;
 	}
-	row.method = o->method;
-	row.status = lr.interrupted || gres.interrupted ? "interrupted" : "ok";
+	run_row(&row, o, lis ? &lr : NULL, gibbs ? &gres : NULL,
+	    map ? &mw : NULL);
 	row.parameters = params.s;
 	row.queries = qtext.s ? qtext.s : "";
 	row.job_file = o->job_path;
@@ -1030,19 +1055,6 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	row.query_atoms = (int64_t)rows.n;
 	row.stats = stats.s;
 	row.warnings = warn_text(&r.w);
-	if (lis) {
-		row.samples = lr.samples;
-		row.log_z_stderr = lr.stderr_lz;
-		row.ess = lr.ess;
-		row.proposal = o->proposal ? o->proposal : "adaptive";
-	} else if (gibbs) {
-		row.samples = gres.sweeps;
-		row.log_z_stderr = NAN;
-		row.ess = NAN;
-	}
-	row.map_log_weight = map ? mw.log_weight : NAN;
-	row.map_bound = mw.bound;
-	row.map_optimal = mw.proven;
 	row.seconds = now_seconds() - t0;
 	if (o->result_path &&
 	    (rc = result_open(o->result_path, result_tmp, &res, e)))

@@ -80,6 +80,48 @@ next:
 }
 END_TEST
 
+/* The Normal form of c and ev (constants of evidence and formulas
+ * alone, the rest of a type together) has log Z lz (brute force). */
+static void
+normal_agrees(const struct mln_model *c, const struct mln_domain *dom,
+    struct ct_evidence *ev, double lz, unsigned seed)
+{
+	struct ct_theory *tn = NULL;
+	struct err e = { 0 };
+	double lzn = 0;
+
+	ev->normal = 1;
+	ck_assert_int_eq(ct_build(c, dom, ev, &tn, &e), 0);
+	for (size_t ty = 0; ty < c->types.n; ty++) {
+		int big = 0;  /* one block holds all the others */
+		for (int x = 0; x < tn->sp->nblocks[ty]; x++)
+			big += tn->sp->size[ty][x] > 1;
+		ck_assert_int_le(big, 1);
+	}
+	ck_assert_int_eq(ct_brute(tn, &lzn, NULL, &e), 0);
+	ck_assert_msg(fabs(lzn - lz) <= 1e-9 * (1 + fabs(lz)),
+	    "seed %u: normal form %.15g vs %.15g", seed, lzn, lz);
+	ct_free(tn);
+}
+
+/* 1 when t's evidence holds orbits: tuples with equalities or
+ * inequalities between their variables. */
+static int
+has_orbits(const struct ct_theory *t, const struct mln_model *c)
+{
+	int eq = 0;
+
+	for (size_t p = 0; p < c->preds.n; p++)
+		for (int w = 0; w < 2; w++) {
+			const struct si_set *set = w ? &t->ev[p].tru : &t->ev[p].fal;
+			for (size_t x = 0; x < set->v.n; x++)
+				for (int v = 0; v < set->v.v[x]->nvars; v++)
+					eq |= set->v.v[x]->rep[v] != v ||
+					    set->v.v[x]->nneq > 0;
+		}
+	return eq;
+}
+
 /* With evidence: the run of --method brute on the database against the
  * theory built from the same database's cubes, grounded back. */
 START_TEST(test_theory_with_evidence)
@@ -178,18 +220,7 @@ START_TEST(test_theory_with_evidence)
 		rc2 = ct_build(c, dom, ev, &t, &e);
 		if (rc2 == 0) {
 			double fa = -1;
-			/* evidence as orbits, with equalities or inequalities */
-			int eq = 0;
-			for (size_t p = 0; p < c->preds.n; p++)
-				for (int w = 0; w < 2; w++) {
-					const struct si_set *set = w ? &t->ev[p].tru :
-					    &t->ev[p].fal;
-					for (size_t x = 0; x < set->v.n; x++)
-						for (int v = 0; v < set->v.v[x]->nvars; v++)
-							eq |= set->v.v[x]->rep[v] != v ||
-							    set->v.v[x]->nneq > 0;
-				}
-			norbit += eq;
+			norbit += has_orbits(t, c);
 			rc2 = ct_brute(t, &lz2, &fa, &e);
 			if (rc2 == 0)
 				ck_assert_msg(fa == t->free_atoms, "seed %u: %g free atoms, "
@@ -209,22 +240,8 @@ START_TEST(test_theory_with_evidence)
 			    queries);
 		/* the Normal form (constants of evidence and formulas alone, the
 		 * rest of a type together) agrees */
-		if (rc1 == 0) {
-			struct ct_theory *tn = NULL;
-			double lzn = 0;
-			ev->normal = 1;
-			ck_assert_int_eq(ct_build(c, dom, ev, &tn, &e), 0);
-			for (size_t ty = 0; ty < c->types.n; ty++) {
-				int big = 0;  /* one block holds all the others */
-				for (int x = 0; x < tn->sp->nblocks[ty]; x++)
-					big += tn->sp->size[ty][x] > 1;
-				ck_assert_int_le(big, 1);
-			}
-			ck_assert_int_eq(ct_brute(tn, &lzn, NULL, &e), 0);
-			ck_assert_msg(fabs(lzn - lz2) <= 1e-9 * (1 + fabs(lz2)),
-			    "seed %u: normal form %.15g vs %.15g", seed, lzn, lz2);
-			ct_free(tn);
-		}
+		if (rc1 == 0)
+			normal_agrees(c, dom, ev, lz2, seed);
 		cases++;
 next:
 		ct_free(t);
