@@ -434,3 +434,36 @@ ground_formulas(struct ground *g, struct err *e)
 	}
 	return 0;
 }
+
+int
+ground_eval(const struct ground *g, size_t k, const unsigned char *x,
+    int *stack)
+{
+	const struct ground_formula *f = &g->gf.v[k];
+	const int *code = g->code.v + f->start;
+	int sp = 0;
+
+	for (int i = 0; i < f->len; i++) {
+		switch (code[i]) {
+		case OP_ATOM:
+			stack[sp++] = x[code[++i]] != 0;
+			break;
+		case OP_NOT:
+			stack[sp - 1] = !stack[sp - 1];
+			break;
+		case OP_AND:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] && stack[sp];
+			break;
+		case OP_OR:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] || stack[sp];
+			break;
+		case OP_IFF:
+			sp--;
+			stack[sp - 1] = stack[sp - 1] == stack[sp];
+			break;
+		}
+	}
+	return sp > 0 ? stack[0] : 1;
+}

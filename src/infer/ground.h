@@ -55,6 +55,10 @@ int ground_atoms(struct ground *g, const struct mln_model *m,
  * SQLIFT_ELIMIT past the limits above. */
 int ground_formulas(struct ground *g, struct err *e) WUR;
 void ground_free(struct ground *g);
+/* Truth of grounding k in the world x (x[u]: unknown atom u, nonzero
+ * for true); stack has room for the longest program. */
+int ground_eval(const struct ground *g, size_t k, const unsigned char *x,
+    int *stack);
 
 /* Ground atom index of predicate p with argument domain positions idx. */
 int64_t ground_atom_index(const struct ground *g, int p, const int *idx);

@@ -26,33 +26,7 @@ static int
 eval_one(const struct ground *g, size_t k, const signed char *truth,
     int *stack)
 {
-	const struct ground_formula *f = &g->gf.v[k];
-	const int *code = g->code.v + f->start;
-	int sp = 0;
-
-	for (int i = 0; i < f->len; i++) {
-		switch (code[i]) {
-		case OP_ATOM:
-			stack[sp++] = truth[code[++i]] != 0;
-			break;
-		case OP_NOT:
-			stack[sp - 1] = !stack[sp - 1];
-			break;
-		case OP_AND:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] && stack[sp];
-			break;
-		case OP_OR:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] || stack[sp];
-			break;
-		case OP_IFF:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] == stack[sp];
-			break;
-		}
-	}
-	return stack[0];
+	return ground_eval(g, k, (const unsigned char *)truth, stack);
 }
 
 static int

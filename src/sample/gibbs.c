@@ -32,33 +32,7 @@ form_atoms(const struct ground *g, int f, int *out)
 int
 gb_eval(const struct gb_model *m, int f, const unsigned char *x, int *stack)
 {
-	const struct ground_formula *gf = &m->g->gf.v[f];
-	const int *code = m->g->code.v + gf->start;
-	int sp = 0;
-
-	for (int i = 0; i < gf->len; i++) {
-		switch (code[i]) {
-		case OP_ATOM:
-			stack[sp++] = x[code[++i]];
-			break;
-		case OP_NOT:
-			stack[sp - 1] = !stack[sp - 1];
-			break;
-		case OP_AND:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] && stack[sp];
-			break;
-		case OP_OR:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] || stack[sp];
-			break;
-		case OP_IFF:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] == stack[sp];
-			break;
-		}
-	}
-	return sp > 0 ? stack[0] : 1;
+	return ground_eval(m->g, (size_t)f, x, stack);
 }
 
 static int
