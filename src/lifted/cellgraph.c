@@ -380,6 +380,21 @@ sort_blocks(int *ord, int m, const int *gb, const int64_t *n, int o)
 		}
 }
 
+/* The groups in the order ord: their blocks ogb, weights ogw and pair
+ * weights glr (ng x ng, from the cells' rep). */
+static void
+in_order(const struct cg *s, int ng, const int *ord, const int *gb,
+    const double *gw, const int *rep, int *ogb, double *ogw, double *glr)
+{
+	for (int i = 0; i < ng; i++) {
+		ogb[i] = gb[ord[i]];
+		ogw[i] = gw[ord[i]];
+		for (int j = 0; j < ng; j++)
+			glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] * s->ncell +
+			    rep[ord[j]]];
+	}
+}
+
 static int
 cg_sum(struct cg *s, double *out, int *applied)
 {
@@ -451,13 +466,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	}
 	if (!s->g->sr->counts) {
 		struct maxsum mx = { ng, ogb, ogw, glr, n, NULL, -INFINITY };
-		for (int i = 0; i < ng; i++) {
-			ogb[i] = gb[ord[i]];
-			ogw[i] = gw[ord[i]];
-			for (int j = 0; j < ng; j++)
-				glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] *
-				    s->ncell + rep[ord[j]]];
-		}
+		in_order(s, ng, ord, gb, gw, rep, ogb, ogw, glr);
 		if (!(mx.cnt = xcalloc((size_t)ng + 1, sizeof *mx.cnt))) {
 			rc = -1;
 			goto done;
@@ -486,13 +495,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 		    s->g->cg_wasted > CG_WASTE))
 			goto done;
 		sort_blocks(ord + nord, ng - nord, gb, n, o);
-		for (int i = 0; i < ng; i++) {
-			ogb[i] = gb[ord[i]];
-			ogw[i] = gw[ord[i]];
-			for (int j = 0; j < ng; j++)
-				glr[i * ng + j] = s->lr[(size_t)rep[ord[i]] *
-				    s->ncell + rep[ord[j]]];
-		}
+		in_order(s, ng, ord, gb, gw, rep, ogb, ogw, glr);
 		/* a block with no groups has no constants */
 		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
 		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {

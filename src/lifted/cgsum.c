@@ -212,6 +212,26 @@ cs_lmy(struct cs *s, int i)
 	}
 }
 
+/* The groups g..e-1 of g's block (returns e): the largest beta in *m
+ * and the sum of e^(beta - m) in *tot (0 when every beta is -inf). */
+static int
+block_lse(const struct cs *s, int g, double *m, double *tot)
+{
+	const int *gb = s->p->gb;
+	int e = g;
+
+	*m = -INFINITY;
+	*tot = 0;
+	while (e < s->ng && gb[e] == gb[g]) {
+		if (s->beta[e] > *m)
+			*m = s->beta[e];
+		e++;
+	}
+	for (int h = g; h < e; h++)
+		*tot += *m == -INFINITY ? 0 : exp(s->beta[h] - *m);
+	return e;
+}
+
 /*
  * An upper bound on the log of the sum over the completions of the
  * counts of groups 0..i-1 (z: the log of their part; left: constants
@@ -253,16 +273,9 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		if (it == CS_MF)
 			break;
 		for (int g = i; g < ng;) {
-			int e = g;
-			double m = -INFINITY, tot = 0, nb;
-			nb = g == i ? (double)left : (double)p->n[p->gb[g]];
-			while (e < ng && p->gb[e] == p->gb[g]) {
-				if (s->beta[e] > m)
-					m = s->beta[e];
-				e++;
-			}
-			for (int h = g; h < e; h++)
-				tot += m == -INFINITY ? 0 : exp(s->beta[h] - m);
+			double m, tot, nb = g == i ? (double)left :
+			    (double)p->n[p->gb[g]];
+			int e = block_lse(s, g, &m, &tot);
 			for (int h = g; h < e; h++)
 				s->y[h] = tot == 0 ? 0 : nb * exp(s->beta[h] - m) / tot;
 			g = e;
@@ -274,16 +287,8 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		c -= s->y[g] * s->t[g] / 2;
 	ub = z + c;
 	for (int g = i; g < ng;) {
-		int e = g;
-		double m = -INFINITY, tot = 0, nb;
-		nb = g == i ? (double)left : (double)p->n[p->gb[g]];
-		while (e < ng && p->gb[e] == p->gb[g]) {
-			if (s->beta[e] > m)
-				m = s->beta[e];
-			e++;
-		}
-		for (int h = g; h < e; h++)
-			tot += m == -INFINITY ? 0 : exp(s->beta[h] - m);
+		double m, tot, nb = g == i ? (double)left : (double)p->n[p->gb[g]];
+		int e = block_lse(s, g, &m, &tot);
 		if (nb > 0)
 			ub += tot == 0 ? -INFINITY : nb * (m + log(tot));
 		if (g == i && !first)
