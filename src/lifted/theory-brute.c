@@ -69,7 +69,7 @@ ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
 	int *ntc = xcalloc((size_t)nt + 1, sizeof *ntc);
 	int **blk = xcalloc((size_t)nt + 1, sizeof *blk);
 	int64_t *off = xcalloc((size_t)np + 1, sizeof *off), natoms = 0;
-	int *bit = NULL, nbits = 0;
+	int *bit = NULL, nbits = 0, nused = 0;
 	struct gvec g = { 0 };
 	double max = -INFINITY;
 	long double sum = 0;
@@ -149,44 +149,52 @@ ct_brute(const struct ct_theory *t, double *log_z, double *free_atoms,
 				g.v[k].atom[j] = a;
 			}
 	}
-	if (!rc && free_atoms) {
-		unsigned char *used = xcalloc((size_t)nbits + 1, 1);
-		if (!used) {
+	/* atoms in no ground clause are free: a factor 2 each, not enumerated */
+	if (!rc) {
+		int *idx = xmalloc(((size_t)nbits + 1) * sizeof *idx);
+		if (!idx) {
 			rc = err_oom(e);
 			goto done;
 		}
-		for (size_t k = 0; k < g.n; k++)
-			for (int j = 0; j < g.v[k].n; j++)
-				used[g.v[k].atom[j]] = 1;
-		*free_atoms = 0;
 		for (int a = 0; a < nbits; a++)
-			*free_atoms += !used[a];
-		free(used);
-	}
-	for (int pass = 0; pass < 2 && !rc; pass++)
-		for (uint64_t w = 0; w < ((uint64_t)1 << nbits); w++) {
-			double lw = 0;
-			int ok = 1;
-			for (size_t k = 0; k < g.n && ok; k++) {
-				int sat = 0;
-				for (int j = 0; j < g.v[k].n && !sat; j++)
-					sat = (int)((w >> g.v[k].atom[j]) & 1) != g.v[k].neg[j];
-				if (sat)
-					lw += g.v[k].hard ? 0 : g.v[k].w;
-				else if (g.v[k].hard)
-					ok = 0;
+			idx[a] = -1;
+		for (size_t k = 0; k < g.n; k++)
+			for (int j = 0; j < g.v[k].n; j++) {
+				int *a = &idx[g.v[k].atom[j]];
+				if (*a < 0)
+					*a = nused++;
+				g.v[k].atom[j] = *a;
 			}
-			if (!ok)
-				continue;
-			if (pass == 0 && lw > max)
-				max = lw;
-			if (pass == 1)
-				sum += expl((long double)lw - max);
+		free(idx);
+		if (free_atoms)
+			*free_atoms = nbits - nused;
+	}
+	/* one pass, the log-sum-exp kept relative to the largest weight yet */
+	for (uint64_t w = 0; !rc && w < ((uint64_t)1 << nused); w++) {
+		double lw = 0;
+		int ok = 1;
+		for (size_t k = 0; k < g.n && ok; k++) {
+			int sat = 0;
+			for (int j = 0; j < g.v[k].n && !sat; j++)
+				sat = (int)((w >> g.v[k].atom[j]) & 1) != g.v[k].neg[j];
+			if (sat)
+				lw += g.v[k].hard ? 0 : g.v[k].w;
+			else if (g.v[k].hard)
+				ok = 0;
 		}
+		if (!ok)
+			continue;
+		if (lw > max) {
+			sum = sum * expl((long double)max - lw) + 1;
+			max = lw;
+		} else
+			sum += expl((long double)lw - max);
+	}
 	if (!rc && max == -INFINITY)
 		rc = err_set(e, SQLIFT_EZERO, "Z = 0");
 	if (!rc)
-		*log_z = t->log_const + max + (double)logl(sum);
+		*log_z = t->log_const + max + (double)logl(sum) +
+		    (nbits - nused) * log(2.0);
 done:
 	for (int k = 0; blk && k < nt; k++)
 		free(blk[k]);
