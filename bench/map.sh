@@ -58,7 +58,7 @@ run() {  # name db model [infer options]: -q comes last
 	if /usr/bin/time -f '%e' -o "$dir/time" "$SQLIFT" infer "$db" \
 	    --method map --max-seconds "$SECONDS_" "$@" >/dev/null \
 	    2>"$dir/err"; then
-		t=$(cat "$dir/time")
+		t=$(tail -n 1 "$dir/time")
 		# the options less the trailing "-q PREDS"
 		set -- $(echo "$@" | sed 's/ -q [^ ]*$//')
 		rs=$(rescore "$db" "$model" "$@")
@@ -70,7 +70,8 @@ run() {  # name db model [infer options]: -q comes last
 		    printf('%.6f', $rs), $rs - map_log_weight)
 		    FROM runs WHERE method = 'map' ORDER BY run_id DESC LIMIT 1"
 	else
-		echo "| $name | $(cat "$dir/time") | failed: $(cut -c1-70 "$dir/err") |"
+		# time's last line is the seconds; the error is stderr's last line
+		echo "| $name | $(tail -n 1 "$dir/time") | failed: $(tail -n 1 "$dir/err" | cut -c1-90) |"
 	fi
 }
 
