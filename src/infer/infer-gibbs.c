@@ -1,4 +1,4 @@
-/* infer-gibbs.c: --method gibbs and blocked-gibbs for the inference
+/* infer-gibbs.c: --method gibbs, blocked-gibbs and lbg for the inference
  * driver: the ground model, one group per unknown query atom, the
  * samplers of sample/gibbs.c, R-hat into the stats and warnings. */
 #include <math.h>
@@ -24,6 +24,7 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
 	    o->block_size : GB_BLOCK_DEFAULT) : 1;
+	go.lbg = !strcmp(o->method, "lbg");
 	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
 	    1000;
 	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
@@ -116,5 +117,34 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 done:
 	free(track.v);
 	free(rmax);
+	return rc;
+}
+
+int
+infer_lbg_explain(struct run *r, const char *path, FILE *out)
+{
+	struct buf text;
+	int rc;
+
+	buf_init(&text);
+	r->g.who = "lbg";
+	if ((rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+	    r->closed, r->e)))
+		return rc;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	if ((rc = ground_formulas(&r->g, r->e)))
+		return rc;
+	if (r->g.zero)
+		return err_set(r->e, SQLIFT_EZERO, "Z = 0: the evidence violates "
+		    "the hard formula %s", r->g.zero_why);
+	if (!(rc = lbg_explain(&r->g, &text, r->e))) {
+		fprintf(out, "model: %s\n", path);
+		for (size_t p = 0; p < r->m->preds.n; p++)
+			fprintf(out, "predicate %s: %s world\n",
+			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
+			    "open");
+		fprintf(out, "%s", text.s ? text.s : "");
+	}
+	buf_free(&text);
 	return rc;
 }
