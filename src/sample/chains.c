@@ -155,8 +155,10 @@ chain_step(struct chain *c)
 		return 0;
 	}
 	for (int b = 0; b < m->nblocks; b++)
-		if (m->indep && m->indep[b])
+		if (m->indep && m->indep[b] == 1)
 			lbg_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else if (m->indep && m->indep[b] == 2)
+			lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else
 			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
 	/* under a deadline, burn-in ends at half the time */

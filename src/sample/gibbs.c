@@ -264,6 +264,8 @@ gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
 		if (m->indep && m->indep[b]) {
 			if (k > m->largest_indep)
 				m->largest_indep = k;
+			if (m->indep[b] == 2 && m->bin[b]->npiv > m->largest_piv)
+				m->largest_piv = m->bin[b]->npiv;
 		} else if (k > m->largest)
 			m->largest = k;
 	}
@@ -293,6 +295,9 @@ gb_model_free(struct gb_model *m)
 	free(m->batom);
 	free(m->ffirst);
 	free(m->bform);
+	for (int b = 0; m->bin && b < m->nblocks; b++)
+		lbg_binom_free(m->bin[b]);
+	free(m->bin);
 	free(m->indep);
 	free(m->cl);
 	free(m->cl_of_pred);
@@ -313,16 +318,22 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 	s->fpos = xcalloc(nf, sizeof *s->fpos);
 	s->fval = xcalloc((size_t)m->maxbform + 1, 1);
 	if (m->indep) {
-		size_t k = (size_t)m->largest_indep + 1;
+		size_t k = (size_t)m->largest_indep + 1, p = (size_t)m->largest_piv;
+		size_t nc = (p > LBG_CLASSES ? p : LBG_CLASSES) + 1;
 		s->cid = xcalloc(k, sizeof *s->cid);
 		s->memb = xcalloc(k, sizeof *s->memb);
-		s->ccount = xcalloc(LBG_CLASSES + 1, sizeof *s->ccount);
-		s->cstart = xcalloc(LBG_CLASSES + 1, sizeof *s->cstart);
+		s->ccount = xcalloc(nc, sizeof *s->ccount);
+		s->cstart = xcalloc(nc, sizeof *s->cstart);
 		s->cslot = xcalloc(2 * LBG_CLASSES, sizeof *s->cslot);
-		s->cp = xcalloc(LBG_CLASSES + 1, sizeof *s->cp);
-		s->ckey = xcalloc(LBG_CLASSES + 1, sizeof *s->ckey);
+		s->cp = xcalloc(nc, sizeof *s->cp);
+		s->ckey = xcalloc(nc, sizeof *s->ckey);
+		/* lbg_binom_update: a table row per class and one more */
+		s->h = xcalloc(p + 1, sizeof *s->h);
+		s->dp = xcalloc((p + 2) * (p + 1), sizeof *s->dp);
+		s->dw = xcalloc(p + 2, sizeof *s->dw);
 		if (!s->cid || !s->memb || !s->ccount || !s->cstart ||
-		    !s->cslot || !s->cp || !s->ckey) {
+		    !s->cslot || !s->cp || !s->ckey || !s->h || !s->dp ||
+		    !s->dw) {
 			gb_scratch_free(s);
 			return -1;
 		}
@@ -352,6 +363,9 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->cslot);
 	free(s->cp);
 	free(s->ckey);
+	free(s->h);
+	free(s->dp);
+	free(s->dw);
 	memset(s, 0, sizeof *s);
 }
 

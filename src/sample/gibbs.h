@@ -25,6 +25,9 @@
 #define LBG_GROUP_MAX 12
 #define LBG_ALPHA 4.0
 #define LBG_CLASSES 256
+/* a binomial block has at most LBG_PIVOT_MAX pivots (its tables are
+ * (pivots + 1)^2 doubles per chain) */
+#define LBG_PIVOT_MAX 1000
 #define GIBBS_MAX_ENUMERATED 4e9          /* batch means kept per atom and chain */
 
 struct gibbs_opts {

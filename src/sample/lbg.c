@@ -9,6 +9,7 @@
 
 typedef VEC(int) ivec;
 typedef VEC(unsigned char) cvec;
+typedef VEC(struct lbg_binom *) bvec;
 
 static int
 find(int *parent, int u)
@@ -83,6 +84,34 @@ groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 	c->cost = c->lifted ? cost : single;
 }
 
+/* A cluster's statistics (groups), and when its groups are too large,
+ * the cheapest pivot that makes it a binomial block; -1: out of
+ * memory. */
+static int
+evaluate(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
+{
+	groups(w, a, b, c);
+	if (c->lifted)
+		return 0;
+	for (int p = 0; p < w->m->g->npreds; p++) {
+		double J, cost;
+		int rc;
+		if (w->cl[p] != a && w->cl[p] != b)
+			continue;
+		rc = lbg_binom_check(w->m, w->pred, w->cl, a, b, p, &J, &cost,
+		    NULL);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && (c->lifted != 2 || cost < c->cost)) {
+			c->lifted = 2;
+			c->pivot = p;
+			c->J = J;
+			c->cost = cost;
+		}
+	}
+	return 0;
+}
+
 /* Algorithm 2: a cluster per predicate with unknown atoms, then while
  * some pair can merge, the pair with the most coupling (groundings that
  * hold atoms of both) among those whose merged cluster is lifted and
@@ -114,7 +143,8 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 	}
 	for (int p = 0; p < np; p++)
 		if (w->cl[p] >= 0) {
-			groups(w, p, p, &cl[p]);
+			if (evaluate(w, p, p, &cl[p]) < 0)
+				goto done;
 			total += cl[p].cost;
 		}
 	alpha = LBG_ALPHA * total;
@@ -135,7 +165,8 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 							c += coup[p * np + q];
 				if (c <= best)
 					continue;
-				groups(w, i, j, &mc);
+				if (evaluate(w, i, j, &mc) < 0)
+					goto done;
 				t = total - cl[i].cost - cl[j].cost + mc.cost;
 				if (!mc.lifted || (t > total && t > alpha))
 					continue;
@@ -167,7 +198,7 @@ done:
  * GB_HARD_MAX atoms that spans two groups. */
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    int *next)
+    bvec *bin, int *next)
 {
 	struct gb_model *m = w->m;
 	const struct ground *g = m->g;
@@ -181,7 +212,7 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			for (int j = 0; j < i; j++) {
 				int a = w->fat[i], b = w->fat[j], ra, rb;
 				if (w->cl[w->pred[a]] != w->cl[w->pred[b]] ||
-				    !m->cl[w->cl[w->pred[a]]].lifted)
+				    m->cl[w->cl[w->pred[a]]].lifted != 1)
 					continue;
 				ra = find(w->parent, a);
 				rb = find(w->parent, b);
@@ -207,6 +238,24 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		if (w->cl[c] != c)
 			continue;
 		lifted = m->cl[c].lifted;
+		if (lifted == 2) {
+			struct lbg_binom *bb = NULL;
+			if (lbg_binom_check(m, w->pred, w->cl, c, c, m->cl[c].pivot,
+			    &m->cl[c].J, &m->cl[c].cost, &bb) != 1 ||
+			    VEC_PUSH(*bin, bb) < 0) {
+				lbg_binom_free(bb);
+				return -1;
+			}
+			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 2) < 0)
+				return -1;
+			for (int pass = 0; pass < 2; pass++)
+				for (int u = 0; u < m->n; u++)
+					if (w->cl[w->pred[u]] == c && (w->pred[u] ==
+					    m->cl[c].pivot) == (pass == 0) &&
+					    VEC_PUSH(*ba, u) < 0)
+						return -1;
+			continue;
+		}
 		if (lifted) {
 			size_t start = ba->n;
 			for (int u = 0; u < m->n; u++)
@@ -214,14 +263,15 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 				    find(w->parent, u) == u && VEC_PUSH(*ba, u) < 0)
 					return -1;
 			if (ba->n > start && (VEC_PUSH(*bf, (int)start) < 0 ||
-			    VEC_PUSH(*ind, 1) < 0))
+			    VEC_PUSH(*ind, 1) < 0 || VEC_PUSH(*bin, NULL) < 0))
 				return -1;
 		}
 		for (int u = 0; u < m->n; u++) {
 			if (w->cl[w->pred[u]] != c || find(w->parent, u) != u ||
 			    (lifted && w->size[u] == 1))
 				continue;
-			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0)
+			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
+			    VEC_PUSH(*bin, NULL) < 0)
 				return -1;
 			for (int v = u; v >= 0; v = next[v])
 				if (VEC_PUSH(*ba, v) < 0)
@@ -240,7 +290,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			;
 		if (i == k)
 			continue;
-		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0)
+		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
+		    VEC_PUSH(*bin, NULL) < 0)
 			return -1;
 		for (i = 0; i < k; i++)
 			if (VEC_PUSH(*ba, w->fat[i]) < 0)
@@ -256,6 +307,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	struct lbg_work w = { 0 };
 	ivec bf = { 0 }, ba = { 0 };
 	cvec ind = { 0 };
+	bvec bin = { 0 };
 	int *next = NULL;
 	int np = g->npreds, rc = -1, idx[64];
 
@@ -277,11 +329,14 @@ lbg_blocks(struct gb_model *m, int *fat)
 		w.pred[u] = ground_atom_decode(g, g->unk_atom.v[u], idx);
 		w.cl[w.pred[u]] = w.pred[u];
 	}
-	if (cluster(&w, m->cl, np) < 0 || blocks(&w, np, &bf, &ba, &ind, next) < 0)
+	if (cluster(&w, m->cl, np) < 0 || blocks(&w, np, &bf, &ba, &ind, &bin, next) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
 	m->indep = ind.v;
+	m->bin = bin.v;
+	bin.v = NULL;
+	bin.n = 0;
 	m->nblocks = (int)bf.n - 1;
 	bf.v = ba.v = NULL;
 	ind.v = NULL;
@@ -299,6 +354,9 @@ done:
 	free(bf.v);
 	free(ba.v);
 	free(ind.v);
+	for (size_t i = 0; i < bin.n; i++)
+		lbg_binom_free(bin.v[i]);
+	free(bin.v);
 	return rc;
 }
 
@@ -374,8 +432,15 @@ void
 lbg_update(const struct gb_model *m, int b, unsigned char *x, double *cur,
     struct gb_scratch *s, struct eng_rng *r)
 {
-	const int *a = m->batom + m->bfirst[b];
-	int k = m->bfirst[b + 1] - m->bfirst[b], nc = 0, pos = 0;
+	lbg_draw_indep(m, m->batom + m->bfirst[b], m->bfirst[b + 1] -
+	    m->bfirst[b], x, cur, s, r);
+}
+
+void
+lbg_draw_indep(const struct gb_model *m, const int *a, int k,
+    unsigned char *x, double *cur, struct gb_scratch *s, struct eng_rng *r)
+{
+	int nc = 0, pos = 0;
 
 	/* every conditional first: the atoms share no formula, so a draw
 	 * does not change another's */
@@ -451,6 +516,14 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			if (m.cl_of_pred[p] == c)
 				buf_printf(out, "%s %s", j++ ? "," : "",
 				    g->m->preds.v[p].name);
+		if (k->lifted == 2) {
+			buf_printf(out, ": %lld atoms; lifted: binomial rule on "
+			    "%s (its count, then which), the rest independent "
+			    "given it; pair weight %.6g; cost %.0f\n",
+			    (long long)k->atoms, g->m->preds.v[k->pivot].name,
+			    k->J, k->cost);
+			continue;
+		}
 		buf_printf(out, ": %lld atoms in %lld groups, the largest %d "
 		    "atoms; %s; cost %.0f\n", (long long)k->atoms,
 		    (long long)k->groups, k->largest, !k->lifted ?
