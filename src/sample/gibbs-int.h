@@ -116,8 +116,9 @@ struct gb_scratch {
 	int *cid, *memb, *ccount, *cstart, *cslot;
 	double *cp;
 	uint64_t *ckey;
-	/* lbg_binom_update: per pivot h; the prefix tables; a row */
-	double *h, *dp, *dw;
+	/* lbg_binom_update: per pivot h; the prefix tables; a row; for
+	 * rb_pivots the suffix tables, a product, P(K) and a row */
+	double *h, *dp, *dw, *dq, *dg, *pk, *dl;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

@@ -331,9 +331,13 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 		s->h = xcalloc(p + 1, sizeof *s->h);
 		s->dp = xcalloc((p + 2) * (p + 1), sizeof *s->dp);
 		s->dw = xcalloc(p + 2, sizeof *s->dw);
+		s->dq = xcalloc((LBG_RB_CLASSES + 2) * (p + 1), sizeof *s->dq);
+		s->dg = xcalloc(p + 2, sizeof *s->dg);
+		s->pk = xcalloc(p + 2, sizeof *s->pk);
+		s->dl = xcalloc(p + 2, sizeof *s->dl);
 		if (!s->cid || !s->memb || !s->ccount || !s->cstart ||
 		    !s->cslot || !s->cp || !s->ckey || !s->h || !s->dp ||
-		    !s->dw) {
+		    !s->dw || !s->dq || !s->dg || !s->pk || !s->dl) {
 			gb_scratch_free(s);
 			return -1;
 		}
@@ -366,6 +370,10 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->h);
 	free(s->dp);
 	free(s->dw);
+	free(s->dq);
+	free(s->dg);
+	free(s->pk);
+	free(s->dl);
 	memset(s, 0, sizeof *s);
 }
 

@@ -28,6 +28,9 @@
 /* a binomial block has at most LBG_PIVOT_MAX pivots (its tables are
  * (pivots + 1)^2 doubles per chain) */
 #define LBG_PIVOT_MAX 1000
+/* with at most LBG_RB_CLASSES classes of pivots a pivot's value is its
+ * full conditional (O(classes pivots^2)), else its class's drawn share */
+#define LBG_RB_CLASSES 8
 #define GIBBS_MAX_ENUMERATED 4e9          /* batch means kept per atom and chain */
 
 struct gibbs_opts {

@@ -408,6 +408,94 @@ classes(const int *piv, int N, struct gb_scratch *s)
 	return nc;
 }
 
+/* dst = src times (1 + e^hc x)^nk, in log space (src's terms above tot
+ * are -inf); lc is scratch for log C(nk, k). */
+static void
+mul_class(const double *src, double *dst, int N, int nk, double hc, int tot,
+    double *lc)
+{
+	lchoose_row(nk, lc);
+	for (int K = 0; K <= N; K++) {
+		double max = -INFINITY, sum = 0;
+		int lo = K - tot > 0 ? K - tot : 0, hi = nk < K ? nk : K;
+		for (int k = lo; k <= hi; k++) {
+			double v = src[K - k] + lc[k] + k * hc;
+			if (v > max)
+				max = v;
+		}
+		if (max == -INFINITY) {
+			dst[K] = -INFINITY;
+			continue;
+		}
+		for (int k = lo; k <= hi; k++)
+			sum += exp(src[K - k] + lc[k] + k * hc - max);
+		dst[K] = max + log(sum);
+	}
+}
+
+/* Every pivot's P(true | rest) into cur: per class c, E[k_c] / n_c, with
+ * E[k_c | K] from the other classes' product (prefix F row c times the
+ * suffix from c + 1: O(N^2) per class) and P(K) from lw.  Only for at
+ * most LBG_RB_CLASSES classes. */
+static void
+rb_pivots(int N, int nc, const double *F, const double *lw,
+    struct gb_scratch *s, double *cur)
+{
+	size_t W = (size_t)N + 1;
+	double *B = s->dq, *G = s->dg, *pk = s->pk, *lc = s->dl, max = -INFINITY,
+	    tot = 0;
+	int after = 0;
+
+	for (int K = 0; K <= N; K++)
+		if (lw[K] > max)
+			max = lw[K];
+	for (int K = 0; K <= N; K++)
+		tot += pk[K] = exp(lw[K] - max);
+	B[(size_t)nc * W] = 0;
+	for (size_t k = 1; k < W; k++)
+		B[(size_t)nc * W + k] = -INFINITY;
+	for (int c = nc - 1; c > 0; c--) {
+		mul_class(B + (size_t)(c + 1) * W, B + (size_t)c * W, N,
+		    s->ccount[c], s->cp[c], after, lc);
+		after += s->ccount[c];
+	}
+	for (int c = 0; c < nc; c++) {
+		const double *Fc = F + (size_t)c * W, *Bc = B + (size_t)(c + 1) * W;
+		int nk = s->ccount[c];
+		double e = 0;
+		for (int M = 0; M <= N; M++) {
+			double m2 = -INFINITY, sum = 0;
+			for (int a = 0; a <= M; a++)
+				if (Fc[a] + Bc[M - a] > m2)
+					m2 = Fc[a] + Bc[M - a];
+			if (m2 > -INFINITY)
+				for (int a = 0; a <= M; a++)
+					sum += exp(Fc[a] + Bc[M - a] - m2);
+			G[M] = m2 == -INFINITY ? m2 : m2 + log(sum);
+		}
+		lchoose_row(nk, lc);
+		for (int K = 0; K <= N; K++) {
+			double m2 = -INFINITY, sw = 0, skw = 0;
+			int lo = K - (N - nk) > 0 ? K - (N - nk) : 0;
+			int hi = nk < K ? nk : K;
+			if (pk[K] == 0)
+				continue;
+			for (int k = lo; k <= hi; k++)
+				if (G[K - k] + lc[k] + k * s->cp[c] > m2)
+					m2 = G[K - k] + lc[k] + k * s->cp[c];
+			for (int k = lo; k <= hi && m2 > -INFINITY; k++) {
+				double w = exp(G[K - k] + lc[k] + k * s->cp[c] - m2);
+				sw += w;
+				skw += k * w;
+			}
+			if (sw > 0)
+				e += pk[K] / tot * skw / sw;
+		}
+		for (int j = 0; j < nk; j++)
+			cur[s->memb[s->cstart[c] + j]] = e / nk;
+	}
+}
+
 void
 lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
     double *cur, struct gb_scratch *s, struct eng_rng *r)
@@ -436,32 +524,16 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 	for (size_t k = 1; k < W; k++)
 		F[k] = -INFINITY;
 	for (int c = 0; c < nc; c++) {
-		const double *src = F + (size_t)c * W;
-		double *dst = F + (size_t)(c + 1) * W, hc = s->cp[c];
-		int nk = s->ccount[c];
-		lchoose_row(nk, lc);
-		for (int K2 = 0; K2 <= N; K2++) {
-			double max = -INFINITY, sum = 0;
-			int lo = K2 - tot > 0 ? K2 - tot : 0, hi = nk < K2 ? nk : K2;
-			for (int k = lo; k <= hi; k++) {
-				double v = src[K2 - k] + lc[k] + k * hc;
-				if (v > max)
-					max = v;
-			}
-			if (max == -INFINITY) {
-				dst[K2] = -INFINITY;
-				continue;
-			}
-			for (int k = lo; k <= hi; k++)
-				sum += exp(src[K2 - k] + lc[k] + k * hc - max);
-			dst[K2] = max + log(sum);
-		}
-		tot += nk;
+		mul_class(F + (size_t)c * W, F + (size_t)(c + 1) * W, N,
+		    s->ccount[c], s->cp[c], tot, lc);
+		tot += s->ccount[c];
 	}
 	/* the count of true pivots, then per class backwards its share */
 	for (int k = 0; k <= N; k++)
 		lc[k] = F[(size_t)nc * W + (size_t)k] + bb->J * k * (k - 1) / 2.0;
 	K = draw_log(lc, 0, N, r);
+	if (nc <= LBG_RB_CLASSES)
+		rb_pivots(N, nc, F, lc, s, cur);
 	for (int c = nc - 1; c >= 0; c--) {
 		const double *src = F + (size_t)c * W;
 		int nk = s->ccount[c], *v = s->memb + s->cstart[c], t, few;
@@ -482,7 +554,8 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 		}
 		for (int j = 0; j < nk; j++) {
 			x[v[j]] = (unsigned char)((j < few) == (t <= nk - t));
-			cur[v[j]] = (double)t / nk;
+			if (nc > LBG_RB_CLASSES)
+				cur[v[j]] = (double)t / nk;
 		}
 	}
 	lbg_draw_indep(m, piv + N, bb->nsat, x, cur, s, r);
