@@ -88,10 +88,14 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
 	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
 	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
-	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
+	    "\"ground_seconds\":%.3f", go.chains, go.threads,
 	    (long long)res->sweeps, (long long)go.burn_in,
 	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
 	    r->g.gf.n, r->g.code.n, t1 - t0);
+	if (go.lbg)
+		buf_printf(stats, ",\"clusters\":%d,\"binomial_blocks\":%d",
+		    res->clusters, res->binomial);
+	buf_printf(stats, ",\"rhat\":{");
 	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
 		const char *name = r->m->preds.v[p].name;
 		int used = 0;

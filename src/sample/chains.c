@@ -335,6 +335,10 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 	res->blocks = m.nblocks;
 	res->block_atoms = m.bfirst[m.nblocks];
 	res->largest = m.largest;
+	for (int p = 0; p < m.ncl; p++)
+		res->clusters += m.cl_of_pred[p] == p;
+	for (int b = 0; m.indep && b < m.nblocks; b++)
+		res->binomial += m.indep[b] == 2;
 	if (T > K)
 		T = K;
 	c = xcalloc((size_t)K, sizeof *c);

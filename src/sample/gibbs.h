@@ -59,7 +59,9 @@ struct gibbs_result {
 	double *p, *se, *rhat; /* per tracked atom */
 	int64_t sweeps;        /* per chain, after burn-in: the fewest */
 	int64_t blocks, block_atoms;  /* blocks per sweep, and their atoms */
-	int largest;           /* atoms of the largest block */
+	int largest;           /* atoms of the largest block drawn by
+	                          enumeration */
+	int clusters, binomial;  /* lbg: clusters, binomial blocks */
 	struct gibbs_point *trace;
 	size_t ntrace;
 	int interrupted;       /* gibbs_cancel stopped the chains */
