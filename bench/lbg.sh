@@ -8,17 +8,28 @@
 # sweeps of gibbs and blocked-gibbs (one chain, no burn-in, SWEEPS sweeps
 # scaled) and per 100 samples of lis, from runs.seconds less the
 # grounding (stats.ground_seconds) or the theory's building
-# (stats.theory_seconds), side by side; "stop" past LIMIT seconds (the
-# whole run).  lbg itself is not built yet (see docs/internals/gibbs.md).
+# (stats.theory_seconds), side by side, and lbg's the same way; "stop"
+# past LIMIT seconds (the whole run).
+#
+# Models FS and FSB (not in the default list): friends and smokers
+# (bench/fs.awk), FS with 10% of its Smokes and Cancer atoms observed
+# (fs.awk's atom=1), FSB without evidence and with 0.49 Smokes(x), which
+# leaves its two modes (all smoke, none) near balance.  For gibbs,
+# blocked-gibbs and lbg: CPU seconds per 100 sweeps (one chain, SWEEPS
+# sweeps, user + system less the grounding), then 4 chains of FS_SWEEPS
+# sweeps (seed 1, one thread): the largest and the mean absolute error
+# of every marginal against --method exact, the largest R-hat, and the
+# run's CPU seconds.
 #
 #   SQLIFT=path/to/sqlift sh bench/lbg.sh [model ...] >>bench/results-lbg.md
-# Knobs: LBG_SIZES (5 25 50 100), SWEEPS (10), LIMIT (60 s), MEM (ulimit
-# -v, 4000000 KB).
+# Knobs: LBG_SIZES (5 25 50 100), SWEEPS (10), FS_SWEEPS (1000), LIMIT
+# (60 s), MEM (ulimit -v, 4000000 KB).
 set -u
 
 SQLIFT=${SQLIFT:-./sqlift}
 SIZES=${LBG_SIZES:-5 25 50 100}
 SWEEPS=${SWEEPS:-10}
+FS_SWEEPS=${FS_SWEEPS:-1000}
 LIMIT=${LIMIT:-60}
 MEM=${MEM:-4000000}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,6 +48,9 @@ model() {  # M n: the model file
 	    printf '0.9 R(x, y) v S(y, z)\n1.1 S(y, z) v T(z, u)\n' ;;
 	M4) printf 'page = {%s}\n' "$(objs "$2")"
 	    sed -n '/^[A-Z]/p; /^[-0-9]/p' "$here/webkb-pageclass.mln" ;;
+	FS) awk -v n="$2" -f "$here/fs.awk" ;;
+	FSB) awk -v n="$2" -f "$here/fs.awk"
+	    printf '0.49 Smokes(x)\n' ;;
 	esac
 }
 
@@ -79,8 +93,75 @@ run() {  # db method args...: seconds of the run, or stop
 	fi
 }
 
-echo "| model | objects | ground atoms | gibbs s/100 sweeps | blocked-gibbs s/100 sweeps | lis s/100 samples |"
-echo "|---|---|---|---|---|---|"
+# cpu DB ARGS...: CPU seconds of infer less its grounding, or stop
+cpu() {
+	db=$1
+	shift
+	if (ulimit -v "$MEM"; timeout "$LIMIT" /usr/bin/time -f '%U %S' \
+	    -o "$dir/time" "$SQLIFT" infer "$db" "$@" >/dev/null 2>"$dir/err"); then
+		g=$(sqlite3 "$db" "SELECT coalesce(json_extract(stats,
+		    '$.ground_seconds'), 0) FROM runs ORDER BY run_id DESC LIMIT 1")
+		awk -v g="$g" '{ printf "%.2f", $1 + $2 - g }' "$dir/time"
+	else
+		echo stop
+	fi
+}
+
+# fs_row M n: the row of FS or FSB
+fs_row() {
+	f=$dir/$1-$2
+	model "$1" "$2" >"$f.mln"
+	if [ "$1" = FS ]; then
+		awk -v n="$2" -v r=10 -v evidence=1 -v atom=1 -f "$here/fs.awk" \
+		    >"$f.db"
+	else
+		: >"$f.db"
+	fi
+	rm -f "$f.sqlite"
+	"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null 2>&1 ||
+		{ echo "| $1 | $2 | load failed |"; return; }
+	q=Smokes,Cancer,Friends
+	"$SQLIFT" infer "$f.sqlite" --method exact -q $q >/dev/null ||
+		{ echo "| $1 | $2 | exact failed |"; return; }
+	row="| $1 | $2 |"
+	for meth in gibbs blocked-gibbs lbg; do
+		t=$(cpu "$f.sqlite" --method $meth -q $q --samples "$SWEEPS" \
+		    --burn-in 0 --chains 1)
+		[ "$t" = stop ] || t=$(awk -v t="$t" -v s="$SWEEPS" \
+		    'BEGIN { printf "%.3f", t * 100 / s }')
+		c=$(cpu "$f.sqlite" --method $meth -q $q --samples "$FS_SWEEPS" \
+		    --chains 4 --threads 1 --seed 1)
+		e=$(sqlite3 "$f.sqlite" "SELECT printf('%.4f | %.5f',
+		    max(abs(m.probability - x.probability)),
+		    avg(abs(m.probability - x.probability))) FROM marginals m
+		    JOIN marginals x ON x.atom = m.atom AND x.run_id = 1
+		    WHERE m.run_id = (SELECT max(run_id) FROM runs)")
+		h=$(sqlite3 "$f.sqlite" "SELECT printf('%.3g', max(rhat)) FROM
+		    run_groups WHERE run_id = (SELECT max(run_id) FROM runs)")
+		[ "$c" = stop ] && { e="stop | "; h=; }
+		row="$row $t | $e | $h | $c |"
+	done
+	echo "$row"
+}
+
+fs=
+for m in "$@"; do
+	case $m in FS|FSB) fs=1 ;; esac
+done
+if [ -n "$fs" ]; then
+	echo "| model | objects | gibbs s/100 sweeps | gibbs max err | gibbs mean err | gibbs max R-hat | gibbs CPU s | blocked-gibbs s/100 sweeps | max err | mean err | max R-hat | CPU s | lbg s/100 sweeps | max err | mean err | max R-hat | CPU s |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+	for m in "$@"; do
+		case $m in FS|FSB) ;; *) continue ;; esac
+		for n in $SIZES; do
+			fs_row "$m" "$n"
+		done
+	done
+	exit 0
+fi
+
+echo "| model | objects | ground atoms | gibbs s/100 sweeps | blocked-gibbs s/100 sweeps | lbg s/100 sweeps | lis s/100 samples |"
+echo "|---|---|---|---|---|---|---|"
 for m in ${@:-M1 M2 M3 M4}; do
 	for n in $SIZES; do
 		f=$dir/$m-$n
@@ -88,7 +169,7 @@ for m in ${@:-M1 M2 M3 M4}; do
 		evidence "$f.mln" >"$f.db"
 		rm -f "$f.sqlite"
 		"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null 2>&1 ||
-			{ echo "| $m | $n | load failed | | | |"; continue; }
+			{ echo "| $m | $n | load failed | | | | |"; continue; }
 		q=$(preds "$f.mln")
 		ow=$q
 		g=$(run "$f.sqlite" --method gibbs -q "$q" --ow "$ow" --samples "$SWEEPS" \
@@ -96,7 +177,9 @@ for m in ${@:-M1 M2 M3 M4}; do
 		atoms=$(sqlite3 "$f.sqlite" "SELECT unknown_atoms FROM runs ORDER BY run_id DESC LIMIT 1")
 		b=$(run "$f.sqlite" --method blocked-gibbs -q "$q" --ow "$ow" \
 		    --samples "$SWEEPS" --burn-in 0 --chains 1)
+		lb=$(run "$f.sqlite" --method lbg -q "$q" --ow "$ow" \
+		    --samples "$SWEEPS" --burn-in 0 --chains 1)
 		l=$(run "$f.sqlite" --method lis -q "$q" --ow "$ow" --samples "$SWEEPS")
-		echo "| $m | $n | $atoms | $g | $b | $l |"
+		echo "| $m | $n | $atoms | $g | $b | $lb | $l |"
 	done
 done

@@ -1,5 +1,5 @@
 /* cmd-explain.c: sqlift explain DB [-q ...] [--constraints setineq|normal]
- * [--method exact|map] */
+ * [--method exact|map|lbg] */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,10 +27,11 @@ run(int argc, char **argv)
 		return cli_fail(SQLIFT_ENOMEM, "out of memory");
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "q:f:m:", opts, NULL)) != -1) {
-		if (c == 'm' && strcmp(optarg, "exact") && strcmp(optarg, "map")) {
+		if (c == 'm' && strcmp(optarg, "exact") && strcmp(optarg, "map") &&
+		    strcmp(optarg, "lbg")) {
 			sqlift_infer_opts_free(o);
-			return cli_usage(&cmd_explain, "--method is exact or map, "
-			    "not '%s'", optarg);
+			return cli_usage(&cmd_explain, "--method is exact, map or "
+			    "lbg, not '%s'", optarg);
 		}
 		key = c == 'q' ? "queries" : c == 'f' ? "query_file" :
 		    c == 'm' ? "method" :
@@ -62,7 +63,7 @@ run(int argc, char **argv)
 
 const struct cli_cmd cmd_explain = {
 	"explain", "DB [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
-	"[--cw PRED,...] [--constraints setineq|normal] [-m exact|map]",
+	"[--cw PRED,...] [--constraints setineq|normal] [-m exact|map|lbg]",
 	"Prints the constrained theory that lifted inference works on: the\n"
 	"blocks of each domain, each clause with its constraints over those\n"
 	"blocks once the evidence is folded in, and the log-weight constant of\n"
@@ -72,7 +73,8 @@ const struct cli_cmd cmd_explain = {
 	"                      the evidence its own block, the Normal form of\n"
 	"                      Mittal et al.\n"
 	"  -m, --method M      exact (default): the plan of log Z; map: the\n"
-	"                      plan of the MAP search (the max semiring)\n",
+	"                      plan of the MAP search (the max semiring); lbg:\n"
+	"                      the clusters of lbg, each with its cost\n",
 	run,
 	NULL
 };

@@ -215,7 +215,8 @@ run(int argc, char **argv)
 			    sqlift_infer_opts_errmsg(o));
 		method |= !strcmp(d->name, "method");
 		if (!strcmp(d->name, "method"))
-			gibbs = strstr(optarg, "gibbs") ? "gibbs" : NULL;
+			gibbs = strstr(optarg, "gibbs") || !strcmp(optarg, "lbg") ?
+			    "gibbs" : NULL;
 		result |= !strcmp(d->name, "result");
 	}
 	if (!code)
@@ -227,7 +228,7 @@ run(int argc, char **argv)
 	if (!code && !os.model && (argc - optind != 1 || !method)) {
 		if (!method && argc - optind == 1)
 			code = cli_usage(&cmd_infer, "needs --method (exact, lis, "
-			    "ground-lis, brute, gibbs or blocked-gibbs)");
+			    "ground-lis, brute, gibbs, blocked-gibbs or lbg)");
 		else
 			code = cli_usage(&cmd_infer, "needs exactly one database");
 	}

@@ -1,4 +1,4 @@
-/* infer-gibbs.c: --method gibbs and blocked-gibbs for the inference
+/* infer-gibbs.c: --method gibbs, blocked-gibbs and lbg for the inference
  * driver: the ground model, one group per unknown query atom, the
  * samplers of sample/gibbs.c, R-hat into the stats and warnings. */
 #include <math.h>
@@ -24,6 +24,7 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
 	    o->block_size : GB_BLOCK_DEFAULT) : 1;
+	go.lbg = !strcmp(o->method, "lbg");
 	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
 	    1000;
 	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
@@ -87,10 +88,14 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
 	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
 	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
-	    "\"ground_seconds\":%.3f,\"rhat\":{", go.chains, go.threads,
+	    "\"ground_seconds\":%.3f", go.chains, go.threads,
 	    (long long)res->sweeps, (long long)go.burn_in,
 	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
 	    r->g.gf.n, r->g.code.n, t1 - t0);
+	if (go.lbg)
+		buf_printf(stats, ",\"clusters\":%d,\"binomial_blocks\":%d",
+		    res->clusters, res->binomial);
+	buf_printf(stats, ",\"rhat\":{");
 	for (size_t p = 0, n = 0; p < r->m->preds.n; p++) {
 		const char *name = r->m->preds.v[p].name;
 		int used = 0;
@@ -116,5 +121,34 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 done:
 	free(track.v);
 	free(rmax);
+	return rc;
+}
+
+int
+infer_lbg_explain(struct run *r, const char *path, FILE *out)
+{
+	struct buf text;
+	int rc;
+
+	buf_init(&text);
+	r->g.who = "lbg";
+	if ((rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
+	    r->closed, r->e)))
+		return rc;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	if ((rc = ground_formulas(&r->g, r->e)))
+		return rc;
+	if (r->g.zero)
+		return err_set(r->e, SQLIFT_EZERO, "Z = 0: the evidence violates "
+		    "the hard formula %s", r->g.zero_why);
+	if (!(rc = lbg_explain(&r->g, &text, r->e))) {
+		fprintf(out, "model: %s\n", path);
+		for (size_t p = 0; p < r->m->preds.n; p++)
+			fprintf(out, "predicate %s: %s world\n",
+			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
+			    "open");
+		fprintf(out, "%s", text.s ? text.s : "");
+	}
+	buf_free(&text);
 	return rc;
 }

@@ -78,6 +78,8 @@ int infer_build_finish(struct built *b, const struct mln_domain *dom,
 int infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
     struct groups *gr, struct qrows *rows, struct buf *stats,
     struct gibbs_result *res, int64_t *unknown) WUR;
+/* explain --method lbg: the ground model's clusters (after run_setup). */
+int infer_lbg_explain(struct run *r, const char *path, FILE *out) WUR;
 /* --method map (infer-map.c): the world into w, then as rows. */
 int infer_map_solve(struct run *r, const struct sqlift_infer_opts *o,
     struct built *b, struct map_world *w, struct buf *stats) WUR;

@@ -1000,13 +1000,14 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	lis = o->method && !strcmp(o->method, "lis") ? 1 :
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
 	gibbs = o->method && (!strcmp(o->method, "gibbs") ||
-	    !strcmp(o->method, "blocked-gibbs"));
+	    !strcmp(o->method, "blocked-gibbs") || !strcmp(o->method, "lbg"));
 	map = o->method && !strcmp(o->method, "map");
 	r.map = map;
 	if (!o->method || (!exact && !lis && !gibbs && !map &&
 	    strcmp(o->method, "brute") != 0)) {
 		rc = err_set(e, SQLIFT_EUSAGE, "unknown method '%s' (available: "
-		    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, map)",
+		    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, lbg, "
+		    "map)",
 		    o->method ? o->method : "");
 		goto done;
 	}
@@ -1133,8 +1134,13 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	r.s = s;
 	r.e = e;
 	r.map = o->method && !strcmp(o->method, "map");
-	if ((rc = run_setup(&r, o, &text, &path, &fp)) ||
-	    (rc = build_theory(&r, normal, &b)))
+	if ((rc = run_setup(&r, o, &text, &path, &fp)))
+		goto done;
+	if (o->method && !strcmp(o->method, "lbg")) {
+		rc = infer_lbg_explain(&r, path, out);
+		goto done;
+	}
+	if ((rc = build_theory(&r, normal, &b)))
 		goto done;
 	if (!(body = ct_text(b.t))) {
 		rc = err_oom(e);

@@ -39,7 +39,7 @@ struct opt {
 #define OFF(f) offsetof(struct sqlift_infer_opts, f)
 
 static const char *const methods[] = { "exact", "lis", "ground-lis",
-    "brute", "gibbs", "blocked-gibbs", "map", NULL };
+    "brute", "gibbs", "blocked-gibbs", "lbg", "map", NULL };
 static const char *const orders[] = { "min-table", "population",
     "rel-min-fill", "min-fill", NULL };
 static const char *const constraints[] = { "setineq", "normal", NULL };
@@ -51,7 +51,8 @@ static const char *const marginals[] = { "auto", "path", "pairs", "counts",
 /* In the order of --help. */
 static const struct opt table[] = {
 	{ { "method", "method", 'm', "M",
-	    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, map", "required",
+	    "exact, lis, ground-lis, brute, gibbs, blocked-gibbs, lbg, map",
+	    "required",
 	    "exact: lifted, exact (log Z and marginals)\n"
 	    "lis: lifted importance sampling (estimates\n"
 	    "with standard errors, and a trace)\n"
@@ -63,6 +64,8 @@ static const struct opt table[] = {
 	    "together)\n"
 	    "blocked-gibbs: the same with blocks of atoms\n"
 	    "drawn jointly\n"
+	    "lbg: lifted blocked Gibbs: blocks from\n"
+	    "clusters of predicates (explain -m lbg)\n"
 	    "map: the most probable world (lifted search in\n"
 	    "the max semiring, CBC on the ground model)\n" },
 	    OPT_CHOICE, OFF(method), 0, 0, methods, 0, "method" },

@@ -155,7 +155,12 @@ chain_step(struct chain *c)
 		return 0;
 	}
 	for (int b = 0; b < m->nblocks; b++)
-		gb_update(m, b, c->x, c->cur, &c->s, &c->r);
+		if (m->indep && m->indep[b] == 1)
+			lbg_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else if (m->indep && m->indep[b] == 2)
+			lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else
+			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
 	/* under a deadline, burn-in ends at half the time */
 	if (++c->sweep <= c->o->burn_in && !(c->deadline > 0 &&
 	    now_seconds() > (c->t0 + c->deadline) / 2))
@@ -325,11 +330,15 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 	if (g->zero)
 		return err_set(e, SQLIFT_EZERO, "Z = 0: the evidence violates the "
 		    "hard formula %s", g->zero_why);
-	if ((rc = gb_model_build(&m, g, o->block_max, e)))
+	if ((rc = gb_model_build(&m, g, o->block_max, o->lbg, e)))
 		return rc;
 	res->blocks = m.nblocks;
 	res->block_atoms = m.bfirst[m.nblocks];
 	res->largest = m.largest;
+	for (int p = 0; p < m.ncl; p++)
+		res->clusters += m.cl_of_pred[p] == p;
+	for (int b = 0; m.indep && b < m.nblocks; b++)
+		res->binomial += m.indep[b] == 2;
 	if (T > K)
 		T = K;
 	c = xcalloc((size_t)K, sizeof *c);

@@ -21,6 +21,31 @@ struct gb_model {
 	int maxbform;          /* formulas of the block with the most */
 	int maxlen;            /* longest formula program */
 	int nhard;             /* hard formulas */
+	/* lbg (lbg.c) only, else NULL / 0: per block how it is drawn:
+	 * 0 by enumeration (gb_update), 1 its atoms independent given the
+	 * rest (by counts: lbg_update), 2 by the binomial rule (bin[b],
+	 * lbg_binom_update) */
+	unsigned char *indep;
+	struct lbg_binom **bin;
+	int largest_indep;     /* atoms of the largest block of kind 1 or 2 */
+	int largest_piv;       /* pivots of the largest block of kind 2 */
+	struct lbg_cluster *cl;  /* the clusters, in predicate order */
+	int ncl;
+	int *cl_of_pred;       /* per predicate: its cluster, -1: none */
+};
+
+/* One cluster of lbg: predicates sampled as a unit.  Its atoms fall into
+ * groups, connected by the formulas they share; given the rest the
+ * groups are independent. */
+struct lbg_cluster {
+	int lifted;            /* 1: every group has at most LBG_GROUP_MAX
+	                          atoms: one draw per group; 2: the binomial
+	                          rule on pivot (lbg_binom); 0: single-site */
+	int pivot;             /* lifted 2: the pivot predicate */
+	double J;              /* lifted 2: the weight of a pair of pivots */
+	int64_t atoms, groups;
+	int largest;           /* atoms of the largest group */
+	double cost;           /* formula evaluations per sweep */
 };
 
 /* Builds m's incidence and blocks: block_max 1 gives a block per atom
@@ -29,8 +54,53 @@ struct gb_model {
  * up to block_max atoms, and adds a block for each hard formula of at
  * most GB_HARD_MAX atoms that spans two. */
 int gb_model_build(struct gb_model *m, const struct ground *g,
-    int block_max, struct err *e) WUR;
+    int block_max, int lbg, struct err *e) WUR;
 void gb_model_free(struct gb_model *m);
+
+/* The distinct atoms of formula f into out (room for its program's
+ * length); their number. */
+int gb_form_atoms(const struct ground *g, int f, int *out);
+
+/* lbg.c: the clusters (Algorithm 2 of Venugopal and Gogate 2012) and
+ * the blocks of a sweep out of them into m (bfirst, batom, nblocks,
+ * indep, cl...), after make_incidence; -1: out of memory. */
+int lbg_blocks(struct gb_model *m, int *fat);
+
+/* A block drawn by the binomial rule (lbg-binom.c).  Its atoms: the
+ * pivots (atoms of one predicate), then the satellites: every other atom
+ * of the cluster, each in formulas with no other satellite and at most
+ * two pivots.  Summed over the satellites, the pivots' conditional is
+ * exp(sum_i h_i p_i + J K(K-1)/2), K the number of true pivots: every
+ * pair of pivots meets in factors that hold no atom outside the cluster
+ * and add up to the same J.  A factor is a satellite (its formulas) or
+ * a formula without one; those of two pivots are static (J and hstat),
+ * those of one are evaluated each sweep (dfac). */
+struct gb_scratch;
+struct lbg_binom {
+	int npiv, nsat;
+	double J;
+	double *hstat;         /* per pivot: log-odds from the static factors */
+	int *dfirst, *dfac;    /* per pivot: its factors of one pivot: a
+	                          satellite u >= 0, or formula f as -f-1 */
+};
+
+/* lbg-binom.c: whether the atoms of clusters a and b (the predicates'
+ * clusters in cl, each atom's predicate in pred) with pivot predicate
+ * piv make a binomial block; 1 if so, with its J and cost, and the
+ * block's description in *out when out is not NULL (caller frees with
+ * lbg_binom_free); 0 if not; -1: out of memory. */
+int lbg_binom_check(const struct gb_model *m, const int *pred,
+    const int *cl, int a, int b, int piv, double *J, double *cost,
+    struct lbg_binom **out);
+void lbg_binom_free(struct lbg_binom *bb);
+/* Draws binomial block b: the count of true pivots per class of equal
+ * h, then which uniformly, then the satellites (as lbg_update). */
+void lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
+    double *cur, struct gb_scratch *s, struct eng_rng *r);
+/* lbg_update's draw of the k atoms a[] (independent given the rest). */
+void lbg_draw_indep(const struct gb_model *m, const int *a, int k,
+    unsigned char *x, double *cur, struct gb_scratch *s,
+    struct eng_rng *r);
 
 /* Per chain scratch for the updates. */
 struct gb_scratch {
@@ -41,6 +111,14 @@ struct gb_scratch {
 	int nviol;
 	int *fpos;             /* per formula: its place in the block's list */
 	unsigned char *fval;   /* per block formula: its truth now */
+	/* lbg_update: per atom of the block its class, the atoms by class;
+	 * per class its probability (as bits: the key), size and start */
+	int *cid, *memb, *ccount, *cstart, *cslot;
+	double *cp;
+	uint64_t *ckey;
+	/* lbg_binom_update: per pivot h; the prefix tables; a row; for
+	 * rb_pivots the suffix tables, a product, P(K) and a row */
+	double *h, *dp, *dw, *dq, *dg, *pk, *dl;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);
@@ -51,6 +129,12 @@ int gb_eval(const struct gb_model *m, int f, const unsigned char *x,
 /* Draws block b from its conditional given the rest of x, and writes
  * each of its atoms' conditional probability of being true to cur. */
 void gb_update(const struct gb_model *m, int b, unsigned char *x,
+    double *cur, struct gb_scratch *s, struct eng_rng *r);
+/* lbg: draws block b, whose atoms are independent given the rest, by
+ * classes: the atoms whose conditional probability is the same double
+ * are drawn as a binomial count, then which of them uniformly; each
+ * atom's probability goes to cur. */
+void lbg_update(const struct gb_model *m, int b, unsigned char *x,
     double *cur, struct gb_scratch *s, struct eng_rng *r);
 /* Changes x until every hard formula holds (WalkSAT); -1 if none was
  * found within the flips allowed. */

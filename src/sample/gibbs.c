@@ -9,10 +9,8 @@
 
 typedef VEC(int) ivec;
 
-/* The distinct atoms of formula f into out (room for its program's
- * length); their number. */
-static int
-form_atoms(const struct ground *g, int f, int *out)
+int
+gb_form_atoms(const struct ground *g, int f, int *out)
 {
 	const struct ground_formula *gf = &g->gf.v[f];
 	const int *code = g->code.v + gf->start;
@@ -61,7 +59,7 @@ grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
 			int k, total = 0;
 			if (g->gf.v[f].hard != (pass == 0))
 				continue;
-			k = form_atoms(g, (int)f, fat);
+			k = gb_form_atoms(g, (int)f, fat);
 			for (int i = 0; i < k; i++) {
 				int r = uf_find(parent, fat[i]), j;
 				for (j = 0; j < i && uf_find(parent, fat[j]) != r; j++)
@@ -128,7 +126,7 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 			int k;
 			if (!g->gf.v[f].hard)
 				continue;
-			k = form_atoms(g, (int)f, fat);
+			k = gb_form_atoms(g, (int)f, fat);
 			if (k >= 2 && k <= GB_HARD_MAX)
 				for (int i = 0; i < k; i++)
 					covered[fat[i]] = 1;
@@ -142,7 +140,7 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 		int k, i;
 		if (!g->gf.v[f].hard)
 			continue;
-		k = form_atoms(g, (int)f, fat);
+		k = gb_form_atoms(g, (int)f, fat);
 		if (k < 2 || k > GB_HARD_MAX)
 			continue;
 		for (i = 1; i < k && uf_find(parent, fat[i]) ==
@@ -174,7 +172,7 @@ make_incidence(struct gb_model *m, int *fat)
 	if (!(m->afirst = xcalloc((size_t)m->n + 2, sizeof *m->afirst)))
 		return -1;
 	for (size_t f = 0; f < nf; f++) {
-		int k = form_atoms(g, (int)f, fat);
+		int k = gb_form_atoms(g, (int)f, fat);
 		for (int i = 0; i < k; i++)
 			m->afirst[fat[i] + 2]++;
 		total += (size_t)k;
@@ -188,7 +186,7 @@ make_incidence(struct gb_model *m, int *fat)
 	if (!(m->aform = xcalloc(total + 1, sizeof *m->aform)))
 		return -1;
 	for (size_t f = 0; f < nf; f++) {
-		int k = form_atoms(g, (int)f, fat);
+		int k = gb_form_atoms(g, (int)f, fat);
 		for (int i = 0; i < k; i++)
 			m->aform[m->afirst[fat[i] + 1]++] = (int)f;
 	}
@@ -234,7 +232,7 @@ fail:
 
 int
 gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
-    struct err *e)
+    int lbg, struct err *e)
 {
 	ivec bfirst = { 0 }, batom = { 0 };
 	int *fat = NULL, maxlen = 1;
@@ -246,18 +244,31 @@ gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
 		if (g->gf.v[f].len > maxlen)
 			maxlen = g->gf.v[f].len;
 	if (!(fat = xcalloc((size_t)maxlen + 1, sizeof *fat)) ||
-	    make_incidence(m, fat) < 0 ||
-	    make_blocks(g, m->n, block_max, &bfirst, &batom, fat) < 0)
+	    make_incidence(m, fat) < 0)
 		goto fail;
-	if (VEC_PUSH(batom, 0) < 0)
-		goto fail;
-	m->bfirst = bfirst.v;
-	m->batom = batom.v;
-	m->nblocks = (int)bfirst.n - 1;
-	bfirst.v = batom.v = NULL;
-	for (int b = 0; b < m->nblocks; b++)
-		if (m->bfirst[b + 1] - m->bfirst[b] > m->largest)
-			m->largest = m->bfirst[b + 1] - m->bfirst[b];
+	if (lbg) {
+		if (lbg_blocks(m, fat) < 0)
+			goto fail;
+	} else {
+		if (make_blocks(g, m->n, block_max, &bfirst, &batom, fat) < 0 ||
+		    VEC_PUSH(batom, 0) < 0)
+			goto fail;
+		m->bfirst = bfirst.v;
+		m->batom = batom.v;
+		m->nblocks = (int)bfirst.n - 1;
+		bfirst.v = batom.v = NULL;
+	}
+	/* largest: of the blocks drawn by enumeration (s->lw's size) */
+	for (int b = 0; b < m->nblocks; b++) {
+		int k = m->bfirst[b + 1] - m->bfirst[b];
+		if (m->indep && m->indep[b]) {
+			if (k > m->largest_indep)
+				m->largest_indep = k;
+			if (m->indep[b] == 2 && m->bin[b]->npiv > m->largest_piv)
+				m->largest_piv = m->bin[b]->npiv;
+		} else if (k > m->largest)
+			m->largest = k;
+	}
 	if (make_block_forms(m) < 0)
 		goto fail;
 	for (int b = 0; b < m->nblocks; b++)
@@ -284,6 +295,12 @@ gb_model_free(struct gb_model *m)
 	free(m->batom);
 	free(m->ffirst);
 	free(m->bform);
+	for (int b = 0; m->bin && b < m->nblocks; b++)
+		lbg_binom_free(m->bin[b]);
+	free(m->bin);
+	free(m->indep);
+	free(m->cl);
+	free(m->cl_of_pred);
 	memset(m, 0, sizeof *m);
 }
 
@@ -300,6 +317,31 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 	s->vpos = xcalloc(nf, sizeof *s->vpos);
 	s->fpos = xcalloc(nf, sizeof *s->fpos);
 	s->fval = xcalloc((size_t)m->maxbform + 1, 1);
+	if (m->indep) {
+		size_t k = (size_t)m->largest_indep + 1, p = (size_t)m->largest_piv;
+		size_t nc = (p > LBG_CLASSES ? p : LBG_CLASSES) + 1;
+		s->cid = xcalloc(k, sizeof *s->cid);
+		s->memb = xcalloc(k, sizeof *s->memb);
+		s->ccount = xcalloc(nc, sizeof *s->ccount);
+		s->cstart = xcalloc(nc, sizeof *s->cstart);
+		s->cslot = xcalloc(2 * LBG_CLASSES, sizeof *s->cslot);
+		s->cp = xcalloc(nc, sizeof *s->cp);
+		s->ckey = xcalloc(nc, sizeof *s->ckey);
+		/* lbg_binom_update: a table row per class and one more */
+		s->h = xcalloc(p + 1, sizeof *s->h);
+		s->dp = xcalloc((p + 2) * (p + 1), sizeof *s->dp);
+		s->dw = xcalloc(p + 2, sizeof *s->dw);
+		s->dq = xcalloc((LBG_RB_CLASSES + 2) * (p + 1), sizeof *s->dq);
+		s->dg = xcalloc(p + 2, sizeof *s->dg);
+		s->pk = xcalloc(p + 2, sizeof *s->pk);
+		s->dl = xcalloc(p + 2, sizeof *s->dl);
+		if (!s->cid || !s->memb || !s->ccount || !s->cstart ||
+		    !s->cslot || !s->cp || !s->ckey || !s->h || !s->dp ||
+		    !s->dw || !s->dq || !s->dg || !s->pk || !s->dl) {
+			gb_scratch_free(s);
+			return -1;
+		}
+	}
 	if (!s->stack || !s->lw || !s->mark || !s->viol || !s->vpos ||
 	    !s->fpos || !s->fval) {
 		gb_scratch_free(s);
@@ -318,6 +360,20 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->vpos);
 	free(s->fpos);
 	free(s->fval);
+	free(s->cid);
+	free(s->memb);
+	free(s->ccount);
+	free(s->cstart);
+	free(s->cslot);
+	free(s->cp);
+	free(s->ckey);
+	free(s->h);
+	free(s->dp);
+	free(s->dw);
+	free(s->dq);
+	free(s->dg);
+	free(s->pk);
+	free(s->dl);
 	memset(s, 0, sizeof *s);
 }
 
@@ -456,7 +512,7 @@ gb_walksat(const struct gb_model *m, unsigned char *x, struct gb_scratch *s,
 		int f = s->viol[(int)(eng_rng_unit(r) * s->nviol)], k, u;
 		if (flips++ >= max_flips)
 			return -1;
-		k = form_atoms(g, f, s->mark);
+		k = gb_form_atoms(g, f, s->mark);
 		if (eng_rng_unit(r) < 0.5)
 			u = s->mark[(int)(eng_rng_unit(r) * k)];
 		else {

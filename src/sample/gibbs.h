@@ -17,10 +17,25 @@
 #define GB_BATCHES 32
 /* formula groundings the ground model enumerates at most (those that the
  * evidence leaves open are at most GROUND_MAX_GROUNDINGS) */
+/* lbg: a cluster is lifted while each of its groups (atoms joined by
+ * the formulas they share) has at most LBG_GROUP_MAX atoms; merges are
+ * taken while the sweep's cost stays at most LBG_ALPHA times that of a
+ * cluster per predicate (or falls); at most LBG_CLASSES classes of
+ * atoms per block are drawn by counts, the rest one by one. */
+#define LBG_GROUP_MAX 12
+#define LBG_ALPHA 4.0
+#define LBG_CLASSES 256
+/* a binomial block has at most LBG_PIVOT_MAX pivots (its tables are
+ * (pivots + 1)^2 doubles per chain) */
+#define LBG_PIVOT_MAX 1000
+/* with at most LBG_RB_CLASSES classes of pivots a pivot's value is its
+ * full conditional (O(classes pivots^2)), else its class's drawn share */
+#define LBG_RB_CLASSES 8
 #define GIBBS_MAX_ENUMERATED 4e9          /* batch means kept per atom and chain */
 
 struct gibbs_opts {
 	int block_max;         /* 1: single-site; more: blocked */
+	int lbg;               /* 1: lbg's clusters (block_max unused) */
 	int64_t sweeps;        /* per chain, after burn-in; 0: until
 	                          max_seconds */
 	int64_t burn_in;       /* sweeps discarded first */
@@ -44,7 +59,9 @@ struct gibbs_result {
 	double *p, *se, *rhat; /* per tracked atom */
 	int64_t sweeps;        /* per chain, after burn-in: the fewest */
 	int64_t blocks, block_atoms;  /* blocks per sweep, and their atoms */
-	int largest;           /* atoms of the largest block */
+	int largest;           /* atoms of the largest block drawn by
+	                          enumeration */
+	int clusters, binomial;  /* lbg: clusters, binomial blocks */
 	struct gibbs_point *trace;
 	size_t ntrace;
 	int interrupted;       /* gibbs_cancel stopped the chains */
@@ -64,6 +81,11 @@ int gibbs_run(const struct ground *g, const struct gibbs_opts *o,
     const int *track, size_t ntrack, struct gibbs_result *res,
     struct err *e) WUR;
 void gibbs_result_free(struct gibbs_result *r);
+
+/* explain --method lbg: the clusters of g's ground model, one a line
+ * with its predicates, groups and cost, into out. */
+int lbg_explain(const struct ground *g, struct buf *out, struct err *e)
+    WUR;
 
 /* Async-signal-safe: the runs sampling in this process stop at their
  * next sweep and keep the sweeps so far (res->interrupted), as

@@ -1,0 +1,537 @@
+/* lbg.c: lifted blocked Gibbs (Venugopal and Gogate, NIPS 2012): the
+ * clusters of predicates (their Algorithm 2), the blocks of a sweep made
+ * from them, and the draw of a block of independent atoms by counts. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sample/gibbs-int.h"
+
+typedef VEC(int) ivec;
+typedef VEC(unsigned char) cvec;
+typedef VEC(struct lbg_binom *) bvec;
+
+static int
+find(int *parent, int u)
+{
+	while (parent[u] != u) {
+		parent[u] = parent[parent[u]];
+		u = parent[u];
+	}
+	return u;
+}
+
+/* What clustering needs: each atom's predicate and cluster, union-find
+ * over the atoms, and per root its size and formula incidences. */
+struct lbg_work {
+	struct gb_model *m;
+	int *fat;
+	int *pred;             /* per atom: its predicate */
+	int *cl;               /* per predicate: its cluster, -1: no atom */
+	int *parent, *size;
+	double *inc;
+};
+
+/* Groups of the atoms whose predicates are in cluster a or b (b may be
+ * a): atoms of the cluster that share a formula are joined.  Out: their
+ * statistics in *c, and the union-find in w. */
+static void
+groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
+{
+	const struct gb_model *m = w->m;
+	const struct ground *g = m->g;
+	double cost = 0, single = 0;
+
+	memset(c, 0, sizeof *c);
+	for (int u = 0; u < m->n; u++) {
+		w->parent[u] = u;
+		w->size[u] = 1;
+		w->inc[u] = m->afirst[u + 1] - m->afirst[u];
+	}
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k = gb_form_atoms(g, (int)f, w->fat), r = -1;
+		for (int i = 0; i < k; i++) {
+			int u = w->fat[i], cu = w->cl[w->pred[u]], q;
+			if (cu != a && cu != b)
+				continue;
+			q = find(w->parent, u);
+			if (r < 0)
+				r = q;
+			else if (q != r) {
+				w->parent[q] = r;
+				w->size[r] += w->size[q];
+				w->inc[r] += w->inc[q];
+			}
+		}
+	}
+	for (int u = 0; u < m->n; u++) {
+		int cu = w->cl[w->pred[u]];
+		if (cu != a && cu != b)
+			continue;
+		c->atoms++;
+		single += 2 * (m->afirst[u + 1] - m->afirst[u]);
+		if (find(w->parent, u) != u)
+			continue;
+		c->groups++;
+		if (w->size[u] > c->largest)
+			c->largest = w->size[u];
+		/* a Gray-code enumeration: 2^s values, each step one atom's
+		 * formulas */
+		if (w->size[u] <= LBG_GROUP_MAX)
+			cost += ldexp(w->inc[u], w->size[u]) / w->size[u];
+	}
+	c->lifted = c->largest <= LBG_GROUP_MAX;
+	c->cost = c->lifted ? cost : single;
+}
+
+/* A cluster's statistics (groups), and when its groups are too large,
+ * the cheapest pivot that makes it a binomial block; -1: out of
+ * memory. */
+static int
+evaluate(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
+{
+	groups(w, a, b, c);
+	if (c->lifted)
+		return 0;
+	for (int p = 0; p < w->m->g->npreds; p++) {
+		double J, cost;
+		int rc;
+		if (w->cl[p] != a && w->cl[p] != b)
+			continue;
+		rc = lbg_binom_check(w->m, w->pred, w->cl, a, b, p, &J, &cost,
+		    NULL);
+		if (rc < 0)
+			return -1;
+		if (rc == 1 && (c->lifted != 2 || cost < c->cost)) {
+			c->lifted = 2;
+			c->pivot = p;
+			c->J = J;
+			c->cost = cost;
+		}
+	}
+	return 0;
+}
+
+/* Algorithm 2: a cluster per predicate with unknown atoms, then while
+ * some pair can merge, the pair with the most coupling (groundings that
+ * hold atoms of both) among those whose merged cluster is lifted and
+ * whose sweep costs no more than before or at most LBG_ALPHA times the
+ * first clustering's. */
+static int
+cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
+{
+	const struct ground *g = w->m->g;
+	double *coup = xcalloc((size_t)np * np + 1, sizeof *coup), total = 0,
+	    alpha;
+	int *seen = xcalloc((size_t)np + 1, sizeof *seen), rc = -1;
+
+	if (!coup || !seen)
+		goto done;
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k = gb_form_atoms(g, (int)f, w->fat), ps[64], nps = 0;
+		for (int i = 0; i < k && nps < 64; i++) {
+			int p = w->pred[w->fat[i]];
+			if (seen[p] == (int)f + 1)
+				continue;
+			seen[p] = (int)f + 1;
+			ps[nps++] = p;
+		}
+		for (int i = 0; i < nps; i++)
+			for (int j = 0; j < nps; j++)
+				if (i != j)
+					coup[ps[i] * np + ps[j]]++;
+	}
+	for (int p = 0; p < np; p++)
+		if (w->cl[p] >= 0) {
+			if (evaluate(w, p, p, &cl[p]) < 0)
+				goto done;
+			total += cl[p].cost;
+		}
+	alpha = LBG_ALPHA * total;
+	for (;;) {
+		double best = 0, bt = 0;
+		int bi = -1, bj = -1;
+		struct lbg_cluster bc = { 0 };
+		/* clusters are named by their first predicate */
+		for (int i = 0; i < np; i++)
+			for (int j = i + 1; j < np; j++) {
+				double c = 0, t;
+				struct lbg_cluster mc;
+				if (w->cl[i] != i || w->cl[j] != j)
+					continue;
+				for (int p = 0; p < np; p++)
+					for (int q = 0; q < np; q++)
+						if (w->cl[p] == i && w->cl[q] == j)
+							c += coup[p * np + q];
+				if (c <= best)
+					continue;
+				if (evaluate(w, i, j, &mc) < 0)
+					goto done;
+				t = total - cl[i].cost - cl[j].cost + mc.cost;
+				if (!mc.lifted || (t > total && t > alpha))
+					continue;
+				best = c;
+				bi = i;
+				bj = j;
+				bc = mc;
+				bt = t;
+			}
+		if (bi < 0)
+			break;
+		for (int p = 0; p < np; p++)
+			if (w->cl[p] == bj)
+				w->cl[p] = bi;
+		cl[bi] = bc;
+		total = bt;
+	}
+	rc = 0;
+done:
+	free(coup);
+	free(seen);
+	return rc;
+}
+
+/* The blocks of a sweep, cluster by cluster in predicate order: of a
+ * lifted cluster one block of its single-atom groups (independent given
+ * the rest: indep) and one per larger group; of another cluster a block
+ * per atom.  Then, as in make_blocks, a block per hard formula of 2 to
+ * GB_HARD_MAX atoms that spans two groups. */
+static int
+blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
+    bvec *bin, int *next)
+{
+	struct gb_model *m = w->m;
+	const struct ground *g = m->g;
+
+	/* the groups of every cluster at once */
+	for (int u = 0; u < m->n; u++)
+		w->parent[u] = u;
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k = gb_form_atoms(g, (int)f, w->fat);
+		for (int i = 1; i < k; i++)
+			for (int j = 0; j < i; j++) {
+				int a = w->fat[i], b = w->fat[j], ra, rb;
+				if (w->cl[w->pred[a]] != w->cl[w->pred[b]] ||
+				    m->cl[w->cl[w->pred[a]]].lifted != 1)
+					continue;
+				ra = find(w->parent, a);
+				rb = find(w->parent, b);
+				if (ra != rb)
+					w->parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+			}
+	}
+	/* size per root; members linked from the root in atom order */
+	for (int u = 0; u < m->n; u++) {
+		w->size[u] = 0;
+		next[u] = -1;
+	}
+	for (int u = m->n - 1; u >= 0; u--) {
+		int r = find(w->parent, u);
+		w->size[r]++;
+		if (r != u) {
+			next[u] = next[r];
+			next[r] = u;
+		}
+	}
+	for (int c = 0; c < np; c++) {
+		int lifted;
+		if (w->cl[c] != c)
+			continue;
+		lifted = m->cl[c].lifted;
+		if (lifted == 2) {
+			struct lbg_binom *bb = NULL;
+			if (lbg_binom_check(m, w->pred, w->cl, c, c, m->cl[c].pivot,
+			    &m->cl[c].J, &m->cl[c].cost, &bb) != 1 ||
+			    VEC_PUSH(*bin, bb) < 0) {
+				lbg_binom_free(bb);
+				return -1;
+			}
+			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 2) < 0)
+				return -1;
+			for (int pass = 0; pass < 2; pass++)
+				for (int u = 0; u < m->n; u++)
+					if (w->cl[w->pred[u]] == c && (w->pred[u] ==
+					    m->cl[c].pivot) == (pass == 0) &&
+					    VEC_PUSH(*ba, u) < 0)
+						return -1;
+			continue;
+		}
+		if (lifted) {
+			size_t start = ba->n;
+			for (int u = 0; u < m->n; u++)
+				if (w->cl[w->pred[u]] == c && w->size[u] == 1 &&
+				    find(w->parent, u) == u && VEC_PUSH(*ba, u) < 0)
+					return -1;
+			if (ba->n > start && (VEC_PUSH(*bf, (int)start) < 0 ||
+			    VEC_PUSH(*ind, 1) < 0 || VEC_PUSH(*bin, NULL) < 0))
+				return -1;
+		}
+		for (int u = 0; u < m->n; u++) {
+			if (w->cl[w->pred[u]] != c || find(w->parent, u) != u ||
+			    (lifted && w->size[u] == 1))
+				continue;
+			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
+			    VEC_PUSH(*bin, NULL) < 0)
+				return -1;
+			for (int v = u; v >= 0; v = next[v])
+				if (VEC_PUSH(*ba, v) < 0)
+					return -1;
+		}
+	}
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k, i;
+		if (!g->gf.v[f].hard)
+			continue;
+		k = gb_form_atoms(g, (int)f, w->fat);
+		if (k < 2 || k > GB_HARD_MAX)
+			continue;
+		for (i = 1; i < k && find(w->parent, w->fat[i]) ==
+		    find(w->parent, w->fat[0]); i++)
+			;
+		if (i == k)
+			continue;
+		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
+		    VEC_PUSH(*bin, NULL) < 0)
+			return -1;
+		for (i = 0; i < k; i++)
+			if (VEC_PUSH(*ba, w->fat[i]) < 0)
+				return -1;
+	}
+	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
+}
+
+int
+lbg_blocks(struct gb_model *m, int *fat)
+{
+	const struct ground *g = m->g;
+	struct lbg_work w = { 0 };
+	ivec bf = { 0 }, ba = { 0 };
+	cvec ind = { 0 };
+	bvec bin = { 0 };
+	int *next = NULL;
+	int np = g->npreds, rc = -1, idx[64];
+
+	w.m = m;
+	w.fat = fat;
+	w.pred = xcalloc((size_t)m->n + 1, sizeof *w.pred);
+	w.parent = xcalloc((size_t)m->n + 1, sizeof *w.parent);
+	w.size = xcalloc((size_t)m->n + 1, sizeof *w.size);
+	w.inc = xcalloc((size_t)m->n + 1, sizeof *w.inc);
+	w.cl = xcalloc((size_t)np + 1, sizeof *w.cl);
+	m->cl = xcalloc((size_t)np + 1, sizeof *m->cl);
+	next = xcalloc((size_t)m->n + 1, sizeof *next);
+	if (!w.pred || !w.parent || !w.size || !w.inc || !w.cl || !m->cl ||
+	    !next)
+		goto done;
+	for (int p = 0; p < np; p++)
+		w.cl[p] = -1;
+	for (int u = 0; u < m->n; u++) {
+		w.pred[u] = ground_atom_decode(g, g->unk_atom.v[u], idx);
+		w.cl[w.pred[u]] = w.pred[u];
+	}
+	if (cluster(&w, m->cl, np) < 0 || blocks(&w, np, &bf, &ba, &ind, &bin, next) < 0)
+		goto done;
+	m->bfirst = bf.v;
+	m->batom = ba.v;
+	m->indep = ind.v;
+	m->bin = bin.v;
+	bin.v = NULL;
+	bin.n = 0;
+	m->nblocks = (int)bf.n - 1;
+	bf.v = ba.v = NULL;
+	ind.v = NULL;
+	m->cl_of_pred = w.cl;
+	w.cl = NULL;
+	m->ncl = np;
+	rc = 0;
+done:
+	free(next);
+	free(w.pred);
+	free(w.parent);
+	free(w.size);
+	free(w.inc);
+	free(w.cl);
+	free(bf.v);
+	free(ba.v);
+	free(ind.v);
+	for (size_t i = 0; i < bin.n; i++)
+		lbg_binom_free(bin.v[i]);
+	free(bin.v);
+	return rc;
+}
+
+/* A draw from Binomial(n, p): inversion, outwards from the mode. */
+static int
+binomial(struct eng_rng *r, int n, double p)
+{
+	int mode, lo, hi;
+	double u, pm, plo, phi, q;
+
+	if (p <= 0)
+		return 0;
+	if (p >= 1)
+		return n;
+	mode = (int)floor((n + 1) * p);
+	if (mode > n)
+		mode = n;
+	pm = exp(lgamma(n + 1.0) - lgamma(mode + 1.0) - lgamma(n - mode + 1.0) +
+	    mode * log(p) + (n - mode) * log1p(-p));
+	q = p / (1 - p);
+	u = eng_rng_unit(r);
+	if (u < pm)
+		return mode;
+	u -= pm;
+	lo = hi = mode;
+	plo = phi = pm;
+	while ((hi < n && phi > 0) || (lo > 0 && plo > 0)) {
+		if (hi < n) {
+			phi *= (double)(n - hi) / (hi + 1) * q;
+			hi++;
+			if (u < phi)
+				return hi;
+			u -= phi;
+		}
+		if (lo > 0) {
+			plo *= (double)lo / (n - lo + 1) / q;
+			lo--;
+			if (u < plo)
+				return lo;
+			u -= plo;
+		}
+	}
+	return mode;  /* u past the total by rounding */
+}
+
+/* P(u true | the rest of x): its formulas with u true and false. */
+static double
+cond_p(const struct gb_model *m, int u, unsigned char *x, int *stack)
+{
+	unsigned char old = x[u];
+	double d = 0;
+	int ok0 = 1, ok1 = 1;
+
+	for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+		int f = m->aform[j], t0, t1;
+		const struct ground_formula *gf = &m->g->gf.v[f];
+		x[u] = 1;
+		t1 = gb_eval(m, f, x, stack);
+		x[u] = 0;
+		t0 = gb_eval(m, f, x, stack);
+		if (gf->hard) {
+			ok1 &= t1;
+			ok0 &= t0;
+		} else
+			d += gf->weight * (t1 - t0);
+	}
+	x[u] = old;
+	/* the current value is allowed (x satisfies the hard formulas) */
+	return !ok1 ? 0 : !ok0 ? 1 : 1 / (1 + exp(-d));
+}
+
+void
+lbg_update(const struct gb_model *m, int b, unsigned char *x, double *cur,
+    struct gb_scratch *s, struct eng_rng *r)
+{
+	lbg_draw_indep(m, m->batom + m->bfirst[b], m->bfirst[b + 1] -
+	    m->bfirst[b], x, cur, s, r);
+}
+
+void
+lbg_draw_indep(const struct gb_model *m, const int *a, int k,
+    unsigned char *x, double *cur, struct gb_scratch *s, struct eng_rng *r)
+{
+	int nc = 0, pos = 0;
+
+	/* every conditional first: the atoms share no formula, so a draw
+	 * does not change another's */
+	for (int i = 0; i < 2 * LBG_CLASSES; i++)
+		s->cslot[i] = -1;
+	for (int i = 0; i < k; i++) {
+		double p = cond_p(m, a[i], x, s->stack);
+		uint64_t key;
+		unsigned h;
+		memcpy(&key, &p, sizeof key);
+		h = (unsigned)((key * 0x9e3779b97f4a7c15ULL) >> 54) %
+		    (2 * LBG_CLASSES);
+		while (s->cslot[h] >= 0 && s->ckey[s->cslot[h]] != key)
+			h = (h + 1) % (2 * LBG_CLASSES);
+		if (s->cslot[h] < 0 && nc < LBG_CLASSES) {
+			s->cslot[h] = nc;
+			s->ckey[nc] = key;
+			s->cp[nc] = p;
+			s->ccount[nc++] = 0;
+		}
+		s->cid[i] = s->cslot[h];
+		cur[a[i]] = p;
+		if (s->cid[i] >= 0)
+			s->ccount[s->cid[i]]++;
+		else  /* past LBG_CLASSES classes: one by one */
+			x[a[i]] = eng_rng_unit(r) < p;
+	}
+	for (int c = 0; c < nc; c++) {
+		s->cstart[c] = pos;
+		pos += s->ccount[c];
+		s->ccount[c] = 0;
+	}
+	for (int i = 0; i < k; i++)
+		if (s->cid[i] >= 0) {
+			int c = s->cid[i];
+			s->memb[s->cstart[c] + s->ccount[c]++] = a[i];
+		}
+	/* per class: how many are true, then which (a partial shuffle of
+	 * the smaller side) */
+	for (int c = 0; c < nc; c++) {
+		int *v = s->memb + s->cstart[c], n = s->ccount[c];
+		int t = binomial(r, n, s->cp[c]), few = t <= n - t ? t : n - t;
+		for (int j = 0; j < few; j++) {
+			int o = j + (int)(eng_rng_unit(r) * (n - j)), tmp = v[j];
+			v[j] = v[o];
+			v[o] = tmp;
+		}
+		for (int j = 0; j < n; j++)
+			x[v[j]] = (unsigned char)((j < few) == (t <= n - t));
+	}
+}
+
+int
+lbg_explain(const struct ground *g, struct buf *out, struct err *e)
+{
+	struct gb_model m;
+	double total = 0;
+	int rc, n = 0;
+
+	if ((rc = gb_model_build(&m, g, 1, 1, e)))
+		return rc;
+	for (int c = 0; c < m.ncl; c++)
+		if (m.cl_of_pred[c] == c)
+			total += m.cl[c].cost;
+	buf_printf(out, "lbg clusters (%d unknown atoms; cost: formula "
+	    "evaluations per sweep, %.0f in all):\n", m.n, total);
+	for (int c = 0; c < m.ncl; c++) {
+		const struct lbg_cluster *k = &m.cl[c];
+		if (m.cl_of_pred[c] != c)
+			continue;
+		buf_printf(out, "  cluster %d:", ++n);
+		for (int p = 0, j = 0; p < m.ncl; p++)
+			if (m.cl_of_pred[p] == c)
+				buf_printf(out, "%s %s", j++ ? "," : "",
+				    g->m->preds.v[p].name);
+		if (k->lifted == 2) {
+			buf_printf(out, ": %lld atoms; lifted: binomial rule on "
+			    "%s (its count, then which), the rest independent "
+			    "given it; pair weight %.6g; cost %.0f\n",
+			    (long long)k->atoms, g->m->preds.v[k->pivot].name,
+			    k->J, k->cost);
+			continue;
+		}
+		buf_printf(out, ": %lld atoms in %lld groups, the largest %d "
+		    "atoms; %s; cost %.0f\n", (long long)k->atoms,
+		    (long long)k->groups, k->largest, !k->lifted ?
+		    "ground (a group above the group limit): single-site" :
+		    k->largest == 1 ? "lifted: independent atoms, by counts" :
+		    "lifted: independent groups, each drawn jointly", k->cost);
+	}
+	buf_printf(out, "  blocks per sweep: %d\n", m.nblocks);
+	gb_model_free(&m);
+	return out->oom ? err_oom(e) : 0;
+}
