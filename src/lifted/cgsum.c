@@ -14,9 +14,22 @@
 /* Sweeps of the Jacobi eigenvalue method and mean-field steps. */
 #define CS_SWEEPS 60
 #define CS_MF 1
+/* Nats by which the table of a two-group block's sum (below) may
+ * exceed it between its points. */
+#define CS_TAB_GAP 0.25
 
 _Thread_local int cg_test_mode;
 _Thread_local int64_t cg_bound_violations, cg_bound_checks, cg_bound_drops;
+
+/* A block of two groups, R constants: its sum with the linear weights
+ * b1, b2 of its groups, log G(b1 - b2) + R b2, where
+ * G(x) = sum_c C(R, c) e^(x c + Q(c)) and Q(c) its pair weights among
+ * its own constants, exact; log G is convex, tabulated at x[], read
+ * between points by the chord. */
+struct tab {
+	int np;
+	double *x, *f;
+};
 
 struct cs {
 	const struct cgsum *p;
@@ -36,6 +49,7 @@ struct cs {
 	int64_t *cnt;
 	int64_t *after;        /* per group: constants of the blocks past
 	                          its own */
+	struct tab *tb;        /* per block; np 0: not two groups */
 	double max, acc;       /* the sum so far */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
@@ -112,6 +126,136 @@ jacobi(double *m, double *v, int n)
 	}
 }
 
+/* Whether group g is in a block of two groups (whose pair weights
+ * among its own constants the bound takes exactly, by its table). */
+static int
+two(const struct cs *s, int g)
+{
+	return s->tb[s->p->gb[g]].np > 0;
+}
+
+/* log G(x) of the block of groups g, g + 1, and its derivative (the
+ * mean count of g) in *d. */
+static double
+tab_eval(const struct cs *s, int g, double x, double *d)
+{
+	const double *lt = s->lt;
+	int ng = s->ng;
+	int64_t r = s->p->n[s->p->gb[g]];
+	double m = -INFINITY, acc = 0, ac = 0;
+
+	for (int64_t c = 0; c <= r; c++) {
+		double k = (double)c, j = (double)(r - c);
+		double v = s->lf[r] - s->lf[c] - s->lf[r - c] + x * k +
+		    k * (k - 1) / 2 * lt[g * ng + g] +
+		    j * (j - 1) / 2 * lt[(g + 1) * ng + g + 1] +
+		    k * j * lt[g * ng + g + 1];
+		if (v > m) {
+			acc = acc * exp(m - v) + 1;
+			ac = ac * exp(m - v) + k;
+			m = v;
+		} else {
+			acc += exp(v - m);
+			ac += k * exp(v - m);
+		}
+	}
+	*d = ac / acc;
+	return m + log(acc);
+}
+
+/* Points on [a, b] (a's already added) until the chord of each
+ * interval is within CS_TAB_GAP of log G: for a convex function it is
+ * within (b - a)(f'(b) - f'(a)) / 4. */
+static int
+tab_fill(struct cs *s, int g, struct tab *t, double a, double da, double b,
+    double fb, double db, int depth)
+{
+	if (depth < 48 && (b - a) * (db - da) / 4 > CS_TAB_GAP) {
+		double m = (a + b) / 2, dm, fm = tab_eval(s, g, m, &dm);
+		return tab_fill(s, g, t, a, da, m, fm, dm, depth + 1) < 0 ? -1 :
+		    tab_fill(s, g, t, m, dm, b, fb, db, depth + 1);
+	}
+	if (t->np % 256 == 0) {
+		double *x = xrealloc(t->x, (size_t)(t->np + 256) * sizeof *x);
+		double *f = x ? xrealloc(t->f, (size_t)(t->np + 256) * sizeof *f) : NULL;
+		if (x)
+			t->x = x;
+		if (!f)
+			return -1;
+		t->f = f;
+	}
+	t->x[t->np] = b;
+	t->f[t->np++] = fb;
+	return 0;
+}
+
+/* The tables of the blocks of two groups.  Past the ends log G is at
+ * most its value at the lower end (it grows) and its value at the
+ * upper end plus R per unit (its slope is a mean count): the ends lie
+ * where the pair weights' slope in c is outweighed by 60 nats. */
+static int
+tab_build(struct cs *s)
+{
+	const struct cgsum *p = s->p;
+	int ng = s->ng;
+
+	for (int g = 0; g + 1 < ng; g++) {
+		int b = p->gb[g];
+		struct tab *t = &s->tb[b];
+		double span, a, b0, fa, fb, da, db;
+		if ((g > 0 && p->gb[g - 1] == b) || p->gb[g + 1] != b ||
+		    (g + 2 < ng && p->gb[g + 2] == b) || p->n[b] < 2)
+			continue;
+		span = (double)p->n[b] * (fabs(s->lt[g * ng + g]) +
+		    fabs(s->lt[(g + 1) * ng + g + 1]) + 2 * fabs(s->lt[g * ng + g + 1])) +
+		    log((double)p->n[b] + 1) + 60;
+		a = -span;
+		b0 = span;
+		fa = tab_eval(s, g, a, &da);
+		fb = tab_eval(s, g, b0, &db);
+		t->x = NULL;
+		t->f = NULL;
+		t->np = 0;
+		if (tab_fill(s, g, t, a, da, a, fa, da, 48) < 0 ||
+		    tab_fill(s, g, t, a, da, b0, fb, db, 0) < 0) {
+			free(t->x);
+			free(t->f);
+			t->np = 0;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An upper bound on log G(x) (linear weights of the two groups b1,
+ * b2, r constants) plus r b2. */
+static double
+tab_ub(const struct tab *t, int64_t r, double b1, double b2)
+{
+	double x, u;
+	int lo = 0, hi = t->np - 1;
+
+	if (b1 == -INFINITY || b2 == -INFINITY)
+		return -INFINITY;   /* not reached: the caller takes those */
+	x = b1 - b2;
+	if (x <= t->x[0])
+		u = t->f[0];
+	else if (x >= t->x[hi])
+		u = t->f[hi] + (double)r * (x - t->x[hi]);
+	else {
+		while (hi - lo > 1) {
+			int m = (lo + hi) / 2;
+			if (t->x[m] <= x)
+				lo = m;
+			else
+				hi = m;
+		}
+		u = t->f[lo] + (t->f[hi] - t->f[lo]) * (x - t->x[lo]) /
+		    (t->x[hi] - t->x[lo]);
+	}
+	return u + (double)r * b2;
+}
+
 /* lt, and its split into a positive and a negative semidefinite part. */
 static int
 cs_split(struct cs *s)
@@ -126,12 +270,20 @@ cs_split(struct cs *s)
 		lo = 0;
 	for (int i = 0; i < n * n; i++)
 		s->lt[i] = s->p->lr[i] > -INFINITY ? s->p->lr[i] : lo;
+	if (tab_build(s) < 0)
+		return -1;
 	if (!(m = xmalloc((size_t)n * n * sizeof *m)) ||
 	    !(v = xmalloc((size_t)n * n * sizeof *v))) {
 		free(m);
 		return -1;
 	}
+	/* the pair weights among the constants of a block of two groups
+	 * are its table's */
 	memcpy(m, s->lt, (size_t)n * n * sizeof *m);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (s->p->gb[i] == s->p->gb[j] && two(s, i))
+				m[i * n + j] = 0;
 	jacobi(m, v, n);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
@@ -260,8 +412,8 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		 * the group best for g */
 		double cv = s->tail[g * ng + i] + (double)left *
 		    (p->gb[g] == p->gb[i] ? s->lp[g * ng + g] : s->pm[g * ng + i]);
-		s->a[g] = s->pref[(size_t)i * ng + g] - s->lt[g * ng + g] / 2 +
-		    cv / 2;
+		s->a[g] = s->pref[(size_t)i * ng + g] - (two(s, g) ? 0 :
+		    s->lt[g * ng + g] / 2) + cv / 2;
 	}
 	for (int it = 0; it <= CS_MF; it++) {
 		/* beta = a + lm y; then y: each block's constants spread
@@ -289,7 +441,18 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 	for (int g = i; g < ng;) {
 		double m, tot, nb = g == i ? (double)left : (double)p->n[p->gb[g]];
 		int e = block_lse(s, g, &m, &tot);
-		if (nb > 0)
+		int o = s->beta[e - 1] == -INFINITY ? g : e - 1;
+		if (two(s, g) && e - g == 2 && nb > 0 && s->beta[g] > -INFINITY &&
+		    s->beta[g + 1] > -INFINITY)
+			/* a whole block of two groups, its multinomial in G */
+			ub += tab_ub(&s->tb[p->gb[g]], (int64_t)nb, s->beta[g],
+			    s->beta[g + 1]);
+		else if (two(s, g) && nb > 1)
+			/* its constants in one group o (the other forbidden,
+			 * or placed): their pairs */
+			ub += tot == 0 ? -INFINITY : nb * (m + log(tot)) +
+			    nb * (nb - 1) / 2 * s->lt[o * ng + o];
+		else if (nb > 0)
 			ub += tot == 0 ? -INFINITY : nb * (m + log(tot));
 		if (g == i && !first)
 			ub -= s->lf[left];
@@ -458,7 +621,8 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.nv = xmalloc(((size_t)ng * ng + 1) * sizeof *s.nv);
 	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
-	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after ||
+	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
+	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
 		goto done;
 	for (int g = 0; g < ng; g++)
@@ -496,5 +660,10 @@ done:
 	free(s.nv);
 	free(s.cnt);
 	free(s.after);
+	for (int b = 0; s.tb && b < p->nb; b++) {
+		free(s.tb[b].x);
+		free(s.tb[b].f);
+	}
+	free(s.tb);
 	return rc;
 }
