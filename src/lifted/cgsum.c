@@ -17,6 +17,10 @@
 /* Nats by which the table of a two-group block's sum (below) may
  * exceed it between its points. */
 #define CS_TAB_GAP 0.25
+/* Ranges of counts (cs_range) of fewer than CS_RANGE_MIN go child by
+ * child, as do those past CS_RANGE_LVL halvings. */
+#define CS_RANGE_MIN 8
+#define CS_RANGE_LVL 48
 
 _Thread_local int cg_test_mode;
 _Thread_local int64_t cg_bound_violations, cg_bound_checks, cg_bound_drops;
@@ -50,6 +54,7 @@ struct cs {
 	int64_t *after;        /* per group: constants of the blocks past
 	                          its own */
 	struct tab *tb;        /* per block; np 0: not two groups */
+	double *ys;            /* per group: a tangent point of range_ub */
 	double max, acc;       /* the sum so far */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
@@ -396,7 +401,7 @@ block_lse(const struct cs *s, int g, double *m, double *tot)
  * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!.
  */
 static double
-cs_bound(struct cs *s, int i, int64_t left, double z)
+cs_bound(struct cs *s, int i, int64_t left, double z, const double *fy)
 {
 	const struct cgsum *p = s->p;
 	int ng = s->ng, first = i == 0 || p->gb[i] != p->gb[i - 1];
@@ -415,10 +420,15 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		s->a[g] = s->pref[(size_t)i * ng + g] - (two(s, g) ? 0 :
 		    s->lt[g * ng + g] / 2) + cv / 2;
 	}
-	for (int it = 0; it <= CS_MF; it++) {
+	if (fy) {
+		/* the tangent at a given point */
+		memcpy(s->y + i, fy + i, (size_t)(ng - i) * sizeof *s->y);
+		cs_lmy(s, i);
+	}
+	for (int it = fy ? CS_MF : 0; it <= CS_MF; it++) {
 		/* beta = a + lm y; then y: each block's constants spread
 		 * over its groups by e^beta */
-		if (it > 0)
+		if (it > 0 && !fy)
 			cs_lmy(s, i);
 		for (int g = i; g < ng; g++)
 			s->beta[g] = s->a[g] + (it > 0 ? s->t[g] : 0);
@@ -433,7 +443,7 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 			g = e;
 		}
 	}
-	if (CS_MF == 0)
+	if (CS_MF == 0 && !fy)
 		cs_lmy(s, i);
 	for (int g = i; g < ng; g++)
 		c -= s->y[g] * s->t[g] / 2;
@@ -483,6 +493,199 @@ cs_term(const struct cs *s, int i, int64_t c, double z, int one)
 	    mulc(k * (k - 1) / 2, s->p->lr[i * s->ng + i]);
 }
 
+static void cs_rec(struct cs *, int, int64_t, double, int);
+
+/* Child c of group i (left constants of its block to place, z the log
+ * of the groups before): its subtree, unless its bound falls below the
+ * threshold (prune); in test mode its sum in full, checked against the
+ * bound, returned.  single: the subtree is one vector. */
+static double
+cs_child(struct cs *s, int i, int64_t left, double z, int64_t c, int prune,
+    int single)
+{
+	const struct cgsum *p = s->p;
+	int first = i == 0 || p->gb[i] != p->gb[i - 1];
+	int last = i + 1 == s->ng || p->gb[i + 1] != p->gb[i];
+	double v = cs_term(s, i, c, z, first && last), ub, m0, a0, sub;
+
+	if (v == -INFINITY)
+		return v;
+	s->cnt[i] = c;
+	cs_push(s, i, c);
+	s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
+	if (s->nodes > s->budget && prune) {
+		s->stop = 1;
+		return -INFINITY;
+	}
+	if (!prune || single) {
+		cs_rec(s, i + 1, left - c, v, prune);
+		return -INFINITY;
+	}
+	ub = cs_bound(s, i + 1, left - c, v, NULL);
+	if (ub < cs_thr(s))
+		cg_bound_drops++;
+	if (!s->check) {
+		if (ub >= cs_thr(s))
+			cs_rec(s, i + 1, left - c, v, prune);
+		return -INFINITY;
+	}
+	/* test mode: every subtree in full, checked against its bound */
+	m0 = s->max;
+	a0 = s->acc;
+	s->max = -INFINITY;
+	s->acc = 0;
+	cs_rec(s, i + 1, left - c, v, prune);
+	sub = cs_log(s->max, s->acc);
+	cg_bound_checks++;
+	if (sub > ub + 1e-9 * (1 + fabs(ub)))
+		cg_bound_violations++;
+	cs_add(&m0, &a0, sub);
+	s->max = m0;
+	s->acc = a0;
+	return sub;
+}
+
+/*
+ * Ranges of counts of the second last group i of a block (the last,
+ * i + 1, takes the rest): the terms of the two groups with c and
+ * left - c constants are -log c! - log (left - c)! (concave) plus a
+ * quadratic in c of coefficient q (below), and the bound on what
+ * follows the block, at a fixed tangent point, is convex in c (a
+ * log-sum-exp or a chord of a convex function of weights affine in c).
+ * So over c in [a, b] the sum is at most (b - a + 1) times e^ of the
+ * largest term (the concave part's largest, found by bisection on its
+ * differences, plus q b^2 when q > 0) and of the larger end's bound.
+ */
+static double
+range_term(const struct cs *s, int i, int64_t left, double z, int64_t c,
+    double q)
+{
+	int ng = s->ng;
+	const double *lr = s->p->lr, *pref = s->pref + (size_t)i * ng;
+	double k = (double)c, j = (double)(left - c);
+
+	return z - s->lf[c] - s->lf[left - c] + k * pref[i] +
+	    k * (k - 1) / 2 * lr[i * ng + i] + j * (pref[i + 1] +
+	    k * lr[(i + 1) * ng + i]) + j * (j - 1) / 2 *
+	    lr[(i + 1) * ng + i + 1] - (q > 0 ? q * k * k : 0);
+}
+
+static double
+range_max(const struct cs *s, int i, int64_t left, double z, int64_t a,
+    int64_t b)
+{
+	const double *lr = s->p->lr;
+	int ng = s->ng;
+	double q = lr[i * ng + i] / 2 + lr[(i + 1) * ng + i + 1] / 2 -
+	    lr[(i + 1) * ng + i];
+
+	double top = q > 0 ? q * (double)b * (double)b : 0;
+
+	/* the first c whose next difference is not positive */
+	while (a < b) {
+		int64_t m = a + (b - a) / 2;
+		if (range_term(s, i, left, z, m + 1, q) >
+		    range_term(s, i, left, z, m, q))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return range_term(s, i, left, z, a, q) + top;
+}
+
+/* The bound past the block (e its end) with c constants in i: at the
+ * tangent point fy, or (NULL) its own, left in s->y. */
+static double
+range_rest(struct cs *s, int i, int e, int64_t left, int64_t c,
+    const double *fy)
+{
+	if (e == s->ng)
+		return 0;
+	cs_push(s, i, c);
+	cs_push(s, i + 1, left - c);
+	return cs_bound(s, e, 0, 0, fy);
+}
+
+/* The bound on the sum over c in [a, b]. */
+static double
+range_ub(struct cs *s, int i, int64_t left, double z, int64_t a, int64_t b)
+{
+	int ng = s->ng, e = i + 2;
+	double *ya = s->ys, ra, rb;
+
+	ra = range_rest(s, i, e, left, a, NULL);
+	if (e < ng)
+		memcpy(ya + e, s->y + e, (size_t)(ng - e) * sizeof *ya);
+	rb = range_rest(s, i, e, left, b, ya);
+	s->nodes += 2.0 * (ng - i) * (ng - i);
+	return log((double)(b - a + 1)) + range_max(s, i, left, z, a, b) +
+	    (ra > rb ? ra : rb);
+}
+
+/* The children a..b of group i by halves, dropping halves whose bound
+ * falls below the threshold. */
+static void
+cs_range(struct cs *s, int i, int64_t left, double z, int64_t a, int64_t b,
+    int lvl)
+{
+	int64_t m = a + (b - a) / 2;
+
+	if (s->stop)
+		return;
+	if (b - a + 1 < CS_RANGE_MIN || lvl == CS_RANGE_LVL) {
+		for (int64_t c = a; c <= b && !s->stop; c++)
+			(void)cs_child(s, i, left, z, c, 1, 0);
+		return;
+	}
+	if (s->nodes > s->budget) {
+		s->stop = 1;
+		return;
+	}
+	if (range_ub(s, i, left, z, a, b) < cs_thr(s)) {
+		cg_bound_drops++;
+		return;
+	}
+	cs_range(s, i, left, z, a, m, lvl + 1);
+	cs_range(s, i, left, z, m + 1, b, lvl + 1);
+}
+
+/* Test mode: the bounds of the halves cs_range would take against the
+ * sums of the children (sub[c], log). */
+static void
+range_check(struct cs *s, int i, int64_t left, double z, int64_t a,
+    int64_t b, int lvl, const double *sub)
+{
+	double ub, m = -INFINITY, acc = 0, got;
+
+	if (b - a + 1 < CS_RANGE_MIN || lvl == CS_RANGE_LVL)
+		return;
+	ub = range_ub(s, i, left, z, a, b);
+	for (int64_t c = a; c <= b; c++)
+		cs_add(&m, &acc, sub[c]);
+	got = cs_log(m, acc);
+	cg_bound_checks++;
+	if (got > ub + 1e-9 * (1 + fabs(ub)))
+		cg_bound_violations++;
+	range_check(s, i, left, z, a, a + (b - a) / 2, lvl + 1, sub);
+	range_check(s, i, left, z, a + (b - a) / 2 + 1, b, lvl + 1, sub);
+}
+
+/* Whether the children of group i go by ranges: i second last in its
+ * block, the weights of the two groups finite. */
+static int
+ranged(const struct cs *s, int i)
+{
+	const struct cgsum *p = s->p;
+	const double *lr = p->lr, *pref = s->pref + (size_t)i * s->ng;
+	int ng = s->ng;
+
+	return i + 1 < ng && p->gb[i + 1] == p->gb[i] &&
+	    (i + 2 == ng || p->gb[i + 2] != p->gb[i]) &&
+	    pref[i] > -INFINITY && pref[i + 1] > -INFINITY &&
+	    lr[i * ng + i] > -INFINITY && lr[(i + 1) * ng + i + 1] > -INFINITY &&
+	    lr[(i + 1) * ng + i] > -INFINITY;
+}
+
 /* Adds the completions of groups 0..i-1 to the sum (prune: drop
  * subtrees whose bound falls below the threshold). */
 static void
@@ -490,6 +693,7 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 {
 	const struct cgsum *p = s->p;
 	int first, last, single;
+	double *sub;
 
 	if (s->stop)
 		return;
@@ -506,43 +710,23 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 		if (!last)
 			z += s->lf[left];
 	}
-	for (int64_t c = last ? left : 0; c <= left; c++) {
-		double v = cs_term(s, i, c, z, first && last), ub, m0, a0;
-		if (v == -INFINITY)
-			continue;
-		s->cnt[i] = c;
-		cs_push(s, i, c);
-		s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
-		if (s->nodes > s->budget && prune) {
-			s->stop = 1;
-			break;
-		}
-		if (!prune || single) {
-			cs_rec(s, i + 1, left - c, v, prune);
-			continue;
-		}
-		ub = cs_bound(s, i + 1, left - c, v);
-		if (ub < cs_thr(s))
-			cg_bound_drops++;
+	if (prune && !single && ranged(s, i)) {
 		if (!s->check) {
-			if (ub >= cs_thr(s))
-				cs_rec(s, i + 1, left - c, v, prune);
-			continue;
+			cs_range(s, i, left, z, 0, left, 0);
+			s->cnt[i] = 0;
+			return;
 		}
-		/* test mode: every subtree in full, checked against its
-		 * bound */
-		m0 = s->max;
-		a0 = s->acc;
-		s->max = -INFINITY;
-		s->acc = 0;
-		cs_rec(s, i + 1, left - c, v, prune);
-		cg_bound_checks++;
-		if (cs_log(s->max, s->acc) > ub + 1e-9 * (1 + fabs(ub)))
-			cg_bound_violations++;
-		cs_add(&m0, &a0, cs_log(s->max, s->acc));
-		s->max = m0;
-		s->acc = a0;
+		if ((sub = xmalloc(((size_t)left + 1) * sizeof *sub))) {
+			for (int64_t c = 0; c <= left; c++)
+				sub[c] = cs_child(s, i, left, z, c, prune, single);
+			range_check(s, i, left, z, 0, left, 0, sub);
+			free(sub);
+			s->cnt[i] = 0;
+			return;
+		}
 	}
+	for (int64_t c = last ? left : 0; c <= left && !s->stop; c++)
+		(void)cs_child(s, i, left, z, c, prune, single);
 	s->cnt[i] = 0;
 }
 
@@ -570,7 +754,7 @@ cs_dive(struct cs *s)
 			s->cnt[i] = c;
 			cs_push(s, i, c);
 			ub = v == -INFINITY || i + 1 == s->ng ? v :
-			    cs_bound(s, i + 1, left - c, v);
+			    cs_bound(s, i + 1, left - c, v, NULL);
 			if (ub > best) {
 				best = ub;
 				bc = c;
@@ -622,7 +806,9 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
 	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
+	s.ys = xmalloc(((size_t)ng + 1) * sizeof *s.ys);
 	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
+	    !s.ys ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
 		goto done;
 	for (int g = 0; g < ng; g++)
@@ -665,5 +851,6 @@ done:
 		free(s.tb[b].f);
 	}
 	free(s.tb);
+	free(s.ys);
 	return rc;
 }
