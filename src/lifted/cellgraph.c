@@ -21,14 +21,11 @@
 #define CG_PRUNE_TERMS 1e5
 #define CG_FULL_TERMS 4e6
 /* Work of a pruned sum (lifted/cgsum.c) in its first round of block
- * orders; each round has CG_GROW times the last's, CG_ROUNDS in all
- * (3e9 units, about 10 s, in the second: with evidence in several
- * blocks the work grows as n^3 and n = 2000 takes 1.3e9 to 2.1e9).  Sums
+ * orders; each round has 10 times the last's, CG_ROUNDS in all.  Sums
  * past CG_FULL_TERMS are pruned only with at most CG_MAX_FREE groups in
  * a block. */
 #define CG_BUDGET 3e7
 #define CG_ROUNDS 2
-#define CG_GROW 100
 #define CG_MAX_FREE 4
 /* Work of the large pruned sums an engine gave up, past which it
  * leaves them to the other rules (the binomial's children repeat
@@ -483,7 +480,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	 * large sum tries three orders in rounds of growing budgets, a
 	 * medium one the first, then goes in full */
 	for (int k = 0; s->g->sr->counts && k < 3 * CG_ROUNDS + 1; k++) {
-		double nodes, budget = CG_BUDGET * pow(CG_GROW, k / 3);
+		double nodes, budget = CG_BUDGET * pow(10, k / 3);
 		int big = terms > CG_FULL_TERMS, o = k % 3;
 		if (terms < CG_PRUNE_TERMS && k < 3 * CG_ROUNDS)
 			continue;
