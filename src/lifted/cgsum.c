@@ -17,6 +17,7 @@
 /* Nats by which the table of a two-group block's sum (below) may
  * exceed it between its points. */
 #define CS_TAB_GAP 0.25
+#define CS_TAB_DEPTH 48
 /* Ranges of counts (cs_range) of fewer than CS_RANGE_MIN go child by
  * child, as do those past CS_RANGE_LVL halvings. */
 #define CS_RANGE_MIN 8
@@ -168,30 +169,39 @@ tab_eval(const struct cs *s, int g, double x, double *d)
 	return m + log(acc);
 }
 
-/* Points on [a, b] (a's already added) until the chord of each
- * interval is within CS_TAB_GAP of log G: for a convex function it is
- * within (b - a)(f'(b) - f'(a)) / 4. */
+/* Adds the point (x, f) to t. */
+static int
+tab_add(struct tab *t, double x, double f)
+{
+	if (t->np % 256 == 0) {
+		size_t k = (size_t)t->np + 256;
+		double *nx = xrealloc(t->x, k * sizeof *nx), *nf;
+		if (!nx)
+			return -1;
+		t->x = nx;
+		if (!(nf = xrealloc(t->f, k * sizeof *nf)))
+			return -1;
+		t->f = nf;
+	}
+	t->x[t->np] = x;
+	t->f[t->np++] = f;
+	return 0;
+}
+
+/* Points on (a, b] until the chord of each interval is within
+ * CS_TAB_GAP of log G: for a convex function it is within
+ * (b - a)(f'(b) - f'(a)) / 4 (past CS_TAB_DEPTH halvings the chord is
+ * kept as it is, still above log G). */
 static int
 tab_fill(struct cs *s, int g, struct tab *t, double a, double da, double b,
     double fb, double db, int depth)
 {
-	if (depth < 48 && (b - a) * (db - da) / 4 > CS_TAB_GAP) {
+	if (depth < CS_TAB_DEPTH && (b - a) * (db - da) / 4 > CS_TAB_GAP) {
 		double m = (a + b) / 2, dm, fm = tab_eval(s, g, m, &dm);
 		return tab_fill(s, g, t, a, da, m, fm, dm, depth + 1) < 0 ? -1 :
 		    tab_fill(s, g, t, m, dm, b, fb, db, depth + 1);
 	}
-	if (t->np % 256 == 0) {
-		double *x = xrealloc(t->x, (size_t)(t->np + 256) * sizeof *x);
-		double *f = x ? xrealloc(t->f, (size_t)(t->np + 256) * sizeof *f) : NULL;
-		if (x)
-			t->x = x;
-		if (!f)
-			return -1;
-		t->f = f;
-	}
-	t->x[t->np] = b;
-	t->f[t->np++] = fb;
-	return 0;
+	return tab_add(t, b, fb);
 }
 
 /* The tables of the blocks of two groups.  Past the ends log G is at
@@ -202,30 +212,25 @@ static int
 tab_build(struct cs *s)
 {
 	const struct cgsum *p = s->p;
+	const double *lt = s->lt;
 	int ng = s->ng;
 
 	for (int g = 0; g + 1 < ng; g++) {
-		int b = p->gb[g];
+		int b = p->gb[g], h = g + 1;
 		struct tab *t = &s->tb[b];
-		double span, a, b0, fa, fb, da, db;
-		if ((g > 0 && p->gb[g - 1] == b) || p->gb[g + 1] != b ||
-		    (g + 2 < ng && p->gb[g + 2] == b) || p->n[b] < 2)
+		double span, fa, fb, da, db, r = (double)p->n[b];
+		if ((g > 0 && p->gb[g - 1] == b) || p->gb[h] != b ||
+		    (h + 1 < ng && p->gb[h + 1] == b) || p->n[b] < 2)
 			continue;
-		span = (double)p->n[b] * (fabs(s->lt[g * ng + g]) +
-		    fabs(s->lt[(g + 1) * ng + g + 1]) + 2 * fabs(s->lt[g * ng + g + 1])) +
-		    log((double)p->n[b] + 1) + 60;
-		a = -span;
-		b0 = span;
-		fa = tab_eval(s, g, a, &da);
-		fb = tab_eval(s, g, b0, &db);
-		t->x = NULL;
-		t->f = NULL;
-		t->np = 0;
-		if (tab_fill(s, g, t, a, da, a, fa, da, 48) < 0 ||
-		    tab_fill(s, g, t, a, da, b0, fb, db, 0) < 0) {
+		span = r * (fabs(lt[g * ng + g]) + fabs(lt[h * ng + h]) +
+		    2 * fabs(lt[g * ng + h])) + log(r + 1) + 60;
+		fa = tab_eval(s, g, -span, &da);
+		fb = tab_eval(s, g, span, &db);
+		if (tab_add(t, -span, fa) < 0 ||
+		    tab_fill(s, g, t, -span, da, span, fb, db, 0) < 0) {
 			free(t->x);
 			free(t->f);
-			t->np = 0;
+			memset(t, 0, sizeof *t);
 			return -1;
 		}
 	}
@@ -392,13 +397,16 @@ block_lse(const struct cs *s, int g, double *m, double *tot)
 /*
  * An upper bound on the log of the sum over the completions of the
  * counts of groups 0..i-1 (z: the log of their part; left: constants
- * of group i's block still to place, whose log factorial z holds).
+ * of group i's block still to place, whose log factorial z holds; fy:
+ * the tangent point below, or NULL for one mean-field step's).
  * With r the counts of groups i.., the quadratic part q(r) <= r'lt r/2
  * - sum r_g lt_gg/2 splits in lp and lm: r'lp r/2 is convex, so at
  * most a linear function at least as large at the vertices of the
  * product of the blocks' simplices; r'lm r/2 is concave, so at most its
  * tangent at any y.  The bound is then linear in r, and the multinomial sums over
- * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!.
+ * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!; a whole block
+ * of two groups sums by its table, with the pairs among its constants
+ * (which lt's split leaves out) exact.
  */
 static double
 cs_bound(struct cs *s, int i, int64_t left, double z, const double *fy)
@@ -452,8 +460,8 @@ cs_bound(struct cs *s, int i, int64_t left, double z, const double *fy)
 		double m, tot, nb = g == i ? (double)left : (double)p->n[p->gb[g]];
 		int e = block_lse(s, g, &m, &tot);
 		int o = s->beta[e - 1] == -INFINITY ? g : e - 1;
-		if (two(s, g) && e - g == 2 && nb > 0 && s->beta[g] > -INFINITY &&
-		    s->beta[g + 1] > -INFINITY)
+		if (two(s, g) && e - g == 2 && nb > 0 &&
+		    s->beta[g] > -INFINITY && s->beta[g + 1] > -INFINITY)
 			/* a whole block of two groups, its multinomial in G */
 			ub += tab_ub(&s->tb[p->gb[g]], (int64_t)nb, s->beta[g],
 			    s->beta[g + 1]);
