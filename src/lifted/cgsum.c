@@ -14,9 +14,27 @@
 /* Sweeps of the Jacobi eigenvalue method and mean-field steps. */
 #define CS_SWEEPS 60
 #define CS_MF 1
+/* Nats by which the table of a two-group block's sum (below) may
+ * exceed it between its points. */
+#define CS_TAB_GAP 0.25
+#define CS_TAB_DEPTH 48
+/* Ranges of counts (cs_range) of fewer than CS_RANGE_MIN go child by
+ * child, as do those past CS_RANGE_LVL halvings. */
+#define CS_RANGE_MIN 8
+#define CS_RANGE_LVL 48
 
 _Thread_local int cg_test_mode;
 _Thread_local int64_t cg_bound_violations, cg_bound_checks, cg_bound_drops;
+
+/* A block of two groups, R constants: its sum with the linear weights
+ * b1, b2 of its groups, log G(b1 - b2) + R b2, where
+ * G(x) = sum_c C(R, c) e^(x c + Q(c)) and Q(c) its pair weights among
+ * its own constants, exact; log G is convex, tabulated at x[], read
+ * between points by the chord. */
+struct tab {
+	int np;
+	double *x, *f;
+};
 
 struct cs {
 	const struct cgsum *p;
@@ -36,6 +54,8 @@ struct cs {
 	int64_t *cnt;
 	int64_t *after;        /* per group: constants of the blocks past
 	                          its own */
+	struct tab *tb;        /* per block; np 0: not two groups */
+	double *ys;            /* per group: a tangent point of range_ub */
 	double max, acc;       /* the sum so far */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
@@ -112,6 +132,140 @@ jacobi(double *m, double *v, int n)
 	}
 }
 
+/* Whether group g is in a block of two groups (whose pair weights
+ * among its own constants the bound takes exactly, by its table). */
+static int
+two(const struct cs *s, int g)
+{
+	return s->tb[s->p->gb[g]].np > 0;
+}
+
+/* log G(x) of the block of groups g, g + 1, and its derivative (the
+ * mean count of g) in *d. */
+static double
+tab_eval(const struct cs *s, int g, double x, double *d)
+{
+	const double *lt = s->lt;
+	int ng = s->ng;
+	int64_t r = s->p->n[s->p->gb[g]];
+	double m = -INFINITY, acc = 0, ac = 0;
+
+	for (int64_t c = 0; c <= r; c++) {
+		double k = (double)c, j = (double)(r - c);
+		double v = s->lf[r] - s->lf[c] - s->lf[r - c] + x * k +
+		    k * (k - 1) / 2 * lt[g * ng + g] +
+		    j * (j - 1) / 2 * lt[(g + 1) * ng + g + 1] +
+		    k * j * lt[g * ng + g + 1];
+		if (v > m) {
+			acc = acc * exp(m - v) + 1;
+			ac = ac * exp(m - v) + k;
+			m = v;
+		} else {
+			acc += exp(v - m);
+			ac += k * exp(v - m);
+		}
+	}
+	*d = ac / acc;
+	return m + log(acc);
+}
+
+/* Adds the point (x, f) to t. */
+static int
+tab_add(struct tab *t, double x, double f)
+{
+	if (t->np % 256 == 0) {
+		size_t k = (size_t)t->np + 256;
+		double *nx = xrealloc(t->x, k * sizeof *nx), *nf;
+		if (!nx)
+			return -1;
+		t->x = nx;
+		if (!(nf = xrealloc(t->f, k * sizeof *nf)))
+			return -1;
+		t->f = nf;
+	}
+	t->x[t->np] = x;
+	t->f[t->np++] = f;
+	return 0;
+}
+
+/* Points on (a, b] until the chord of each interval is within
+ * CS_TAB_GAP of log G: for a convex function it is within
+ * (b - a)(f'(b) - f'(a)) / 4 (past CS_TAB_DEPTH halvings the chord is
+ * kept as it is, still above log G). */
+static int
+tab_fill(struct cs *s, int g, struct tab *t, double a, double da, double b,
+    double fb, double db, int depth)
+{
+	if (depth < CS_TAB_DEPTH && (b - a) * (db - da) / 4 > CS_TAB_GAP) {
+		double m = (a + b) / 2, dm, fm = tab_eval(s, g, m, &dm);
+		return tab_fill(s, g, t, a, da, m, fm, dm, depth + 1) < 0 ? -1 :
+		    tab_fill(s, g, t, m, dm, b, fb, db, depth + 1);
+	}
+	return tab_add(t, b, fb);
+}
+
+/* The tables of the blocks of two groups.  Past the ends log G is at
+ * most its value at the lower end (it grows) and its value at the
+ * upper end plus R per unit (its slope is a mean count): the ends lie
+ * where the pair weights' slope in c is outweighed by 60 nats. */
+static int
+tab_build(struct cs *s)
+{
+	const struct cgsum *p = s->p;
+	const double *lt = s->lt;
+	int ng = s->ng;
+
+	for (int g = 0; g + 1 < ng; g++) {
+		int b = p->gb[g], h = g + 1;
+		struct tab *t = &s->tb[b];
+		double span, fa, fb, da, db, r = (double)p->n[b];
+		if ((g > 0 && p->gb[g - 1] == b) || p->gb[h] != b ||
+		    (h + 1 < ng && p->gb[h + 1] == b) || p->n[b] < 2)
+			continue;
+		span = r * (fabs(lt[g * ng + g]) + fabs(lt[h * ng + h]) +
+		    2 * fabs(lt[g * ng + h])) + log(r + 1) + 60;
+		fa = tab_eval(s, g, -span, &da);
+		fb = tab_eval(s, g, span, &db);
+		if (tab_add(t, -span, fa) < 0 ||
+		    tab_fill(s, g, t, -span, da, span, fb, db, 0) < 0) {
+			free(t->x);
+			free(t->f);
+			memset(t, 0, sizeof *t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* An upper bound on log G(x) (linear weights of the two groups b1,
+ * b2, r constants) plus r b2. */
+static double
+tab_ub(const struct tab *t, int64_t r, double b1, double b2)
+{
+	double x, u;
+	int lo = 0, hi = t->np - 1;
+
+	if (b1 == -INFINITY || b2 == -INFINITY)
+		return -INFINITY;   /* not reached: the caller takes those */
+	x = b1 - b2;
+	if (x <= t->x[0])
+		u = t->f[0];
+	else if (x >= t->x[hi])
+		u = t->f[hi] + (double)r * (x - t->x[hi]);
+	else {
+		while (hi - lo > 1) {
+			int m = (lo + hi) / 2;
+			if (t->x[m] <= x)
+				lo = m;
+			else
+				hi = m;
+		}
+		u = t->f[lo] + (t->f[hi] - t->f[lo]) * (x - t->x[lo]) /
+		    (t->x[hi] - t->x[lo]);
+	}
+	return u + (double)r * b2;
+}
+
 /* lt, and its split into a positive and a negative semidefinite part. */
 static int
 cs_split(struct cs *s)
@@ -126,12 +280,20 @@ cs_split(struct cs *s)
 		lo = 0;
 	for (int i = 0; i < n * n; i++)
 		s->lt[i] = s->p->lr[i] > -INFINITY ? s->p->lr[i] : lo;
+	if (tab_build(s) < 0)
+		return -1;
 	if (!(m = xmalloc((size_t)n * n * sizeof *m)) ||
 	    !(v = xmalloc((size_t)n * n * sizeof *v))) {
 		free(m);
 		return -1;
 	}
+	/* the pair weights among the constants of a block of two groups
+	 * are its table's */
 	memcpy(m, s->lt, (size_t)n * n * sizeof *m);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++)
+			if (s->p->gb[i] == s->p->gb[j] && two(s, i))
+				m[i * n + j] = 0;
 	jacobi(m, v, n);
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < n; j++) {
@@ -235,16 +397,19 @@ block_lse(const struct cs *s, int g, double *m, double *tot)
 /*
  * An upper bound on the log of the sum over the completions of the
  * counts of groups 0..i-1 (z: the log of their part; left: constants
- * of group i's block still to place, whose log factorial z holds).
+ * of group i's block still to place, whose log factorial z holds; fy:
+ * the tangent point below, or NULL for one mean-field step's).
  * With r the counts of groups i.., the quadratic part q(r) <= r'lt r/2
  * - sum r_g lt_gg/2 splits in lp and lm: r'lp r/2 is convex, so at
  * most a linear function at least as large at the vertices of the
  * product of the blocks' simplices; r'lm r/2 is concave, so at most its
  * tangent at any y.  The bound is then linear in r, and the multinomial sums over
- * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!.
+ * it in closed form, per block (sum_g e^beta_g)^R_b / R_b!; a whole block
+ * of two groups sums by its table, with the pairs among its constants
+ * (which lt's split leaves out) exact.
  */
 static double
-cs_bound(struct cs *s, int i, int64_t left, double z)
+cs_bound(struct cs *s, int i, int64_t left, double z, const double *fy)
 {
 	const struct cgsum *p = s->p;
 	int ng = s->ng, first = i == 0 || p->gb[i] != p->gb[i - 1];
@@ -260,13 +425,18 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 		 * the group best for g */
 		double cv = s->tail[g * ng + i] + (double)left *
 		    (p->gb[g] == p->gb[i] ? s->lp[g * ng + g] : s->pm[g * ng + i]);
-		s->a[g] = s->pref[(size_t)i * ng + g] - s->lt[g * ng + g] / 2 +
-		    cv / 2;
+		s->a[g] = s->pref[(size_t)i * ng + g] - (two(s, g) ? 0 :
+		    s->lt[g * ng + g] / 2) + cv / 2;
 	}
-	for (int it = 0; it <= CS_MF; it++) {
+	if (fy) {
+		/* the tangent at a given point */
+		memcpy(s->y + i, fy + i, (size_t)(ng - i) * sizeof *s->y);
+		cs_lmy(s, i);
+	}
+	for (int it = fy ? CS_MF : 0; it <= CS_MF; it++) {
 		/* beta = a + lm y; then y: each block's constants spread
 		 * over its groups by e^beta */
-		if (it > 0)
+		if (it > 0 && !fy)
 			cs_lmy(s, i);
 		for (int g = i; g < ng; g++)
 			s->beta[g] = s->a[g] + (it > 0 ? s->t[g] : 0);
@@ -281,7 +451,7 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 			g = e;
 		}
 	}
-	if (CS_MF == 0)
+	if (CS_MF == 0 && !fy)
 		cs_lmy(s, i);
 	for (int g = i; g < ng; g++)
 		c -= s->y[g] * s->t[g] / 2;
@@ -289,7 +459,18 @@ cs_bound(struct cs *s, int i, int64_t left, double z)
 	for (int g = i; g < ng;) {
 		double m, tot, nb = g == i ? (double)left : (double)p->n[p->gb[g]];
 		int e = block_lse(s, g, &m, &tot);
-		if (nb > 0)
+		int o = s->beta[e - 1] == -INFINITY ? g : e - 1;
+		if (two(s, g) && e - g == 2 && nb > 0 &&
+		    s->beta[g] > -INFINITY && s->beta[g + 1] > -INFINITY)
+			/* a whole block of two groups, its multinomial in G */
+			ub += tab_ub(&s->tb[p->gb[g]], (int64_t)nb, s->beta[g],
+			    s->beta[g + 1]);
+		else if (two(s, g) && nb > 1)
+			/* its constants in one group o (the other forbidden,
+			 * or placed): their pairs */
+			ub += tot == 0 ? -INFINITY : nb * (m + log(tot)) +
+			    nb * (nb - 1) / 2 * s->lt[o * ng + o];
+		else if (nb > 0)
 			ub += tot == 0 ? -INFINITY : nb * (m + log(tot));
 		if (g == i && !first)
 			ub -= s->lf[left];
@@ -320,6 +501,199 @@ cs_term(const struct cs *s, int i, int64_t c, double z, int one)
 	    mulc(k * (k - 1) / 2, s->p->lr[i * s->ng + i]);
 }
 
+static void cs_rec(struct cs *, int, int64_t, double, int);
+
+/* Child c of group i (left constants of its block to place, z the log
+ * of the groups before): its subtree, unless its bound falls below the
+ * threshold (prune); in test mode its sum in full, checked against the
+ * bound, returned.  single: the subtree is one vector. */
+static double
+cs_child(struct cs *s, int i, int64_t left, double z, int64_t c, int prune,
+    int single)
+{
+	const struct cgsum *p = s->p;
+	int first = i == 0 || p->gb[i] != p->gb[i - 1];
+	int last = i + 1 == s->ng || p->gb[i + 1] != p->gb[i];
+	double v = cs_term(s, i, c, z, first && last), ub, m0, a0, sub;
+
+	if (v == -INFINITY)
+		return v;
+	s->cnt[i] = c;
+	cs_push(s, i, c);
+	s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
+	if (s->nodes > s->budget && prune) {
+		s->stop = 1;
+		return -INFINITY;
+	}
+	if (!prune || single) {
+		cs_rec(s, i + 1, left - c, v, prune);
+		return -INFINITY;
+	}
+	ub = cs_bound(s, i + 1, left - c, v, NULL);
+	if (ub < cs_thr(s))
+		cg_bound_drops++;
+	if (!s->check) {
+		if (ub >= cs_thr(s))
+			cs_rec(s, i + 1, left - c, v, prune);
+		return -INFINITY;
+	}
+	/* test mode: every subtree in full, checked against its bound */
+	m0 = s->max;
+	a0 = s->acc;
+	s->max = -INFINITY;
+	s->acc = 0;
+	cs_rec(s, i + 1, left - c, v, prune);
+	sub = cs_log(s->max, s->acc);
+	cg_bound_checks++;
+	if (sub > ub + 1e-9 * (1 + fabs(ub)))
+		cg_bound_violations++;
+	cs_add(&m0, &a0, sub);
+	s->max = m0;
+	s->acc = a0;
+	return sub;
+}
+
+/*
+ * Ranges of counts of the second last group i of a block (the last,
+ * i + 1, takes the rest): the terms of the two groups with c and
+ * left - c constants are -log c! - log (left - c)! (concave) plus a
+ * quadratic in c of coefficient q (below), and the bound on what
+ * follows the block, at a fixed tangent point, is convex in c (a
+ * log-sum-exp or a chord of a convex function of weights affine in c).
+ * So over c in [a, b] the sum is at most (b - a + 1) times e^ of the
+ * largest term (the concave part's largest, found by bisection on its
+ * differences, plus q b^2 when q > 0) and of the larger end's bound.
+ */
+static double
+range_term(const struct cs *s, int i, int64_t left, double z, int64_t c,
+    double q)
+{
+	int ng = s->ng;
+	const double *lr = s->p->lr, *pref = s->pref + (size_t)i * ng;
+	double k = (double)c, j = (double)(left - c);
+
+	return z - s->lf[c] - s->lf[left - c] + k * pref[i] +
+	    k * (k - 1) / 2 * lr[i * ng + i] + j * (pref[i + 1] +
+	    k * lr[(i + 1) * ng + i]) + j * (j - 1) / 2 *
+	    lr[(i + 1) * ng + i + 1] - (q > 0 ? q * k * k : 0);
+}
+
+static double
+range_max(const struct cs *s, int i, int64_t left, double z, int64_t a,
+    int64_t b)
+{
+	const double *lr = s->p->lr;
+	int ng = s->ng;
+	double q = lr[i * ng + i] / 2 + lr[(i + 1) * ng + i + 1] / 2 -
+	    lr[(i + 1) * ng + i];
+
+	double top = q > 0 ? q * (double)b * (double)b : 0;
+
+	/* the first c whose next difference is not positive */
+	while (a < b) {
+		int64_t m = a + (b - a) / 2;
+		if (range_term(s, i, left, z, m + 1, q) >
+		    range_term(s, i, left, z, m, q))
+			a = m + 1;
+		else
+			b = m;
+	}
+	return range_term(s, i, left, z, a, q) + top;
+}
+
+/* The bound past the block (e its end) with c constants in i: at the
+ * tangent point fy, or (NULL) its own, left in s->y. */
+static double
+range_rest(struct cs *s, int i, int e, int64_t left, int64_t c,
+    const double *fy)
+{
+	if (e == s->ng)
+		return 0;
+	cs_push(s, i, c);
+	cs_push(s, i + 1, left - c);
+	return cs_bound(s, e, 0, 0, fy);
+}
+
+/* The bound on the sum over c in [a, b]. */
+static double
+range_ub(struct cs *s, int i, int64_t left, double z, int64_t a, int64_t b)
+{
+	int ng = s->ng, e = i + 2;
+	double *ya = s->ys, ra, rb;
+
+	ra = range_rest(s, i, e, left, a, NULL);
+	if (e < ng)
+		memcpy(ya + e, s->y + e, (size_t)(ng - e) * sizeof *ya);
+	rb = range_rest(s, i, e, left, b, ya);
+	s->nodes += 2.0 * (ng - i) * (ng - i);
+	return log((double)(b - a + 1)) + range_max(s, i, left, z, a, b) +
+	    (ra > rb ? ra : rb);
+}
+
+/* The children a..b of group i by halves, dropping halves whose bound
+ * falls below the threshold. */
+static void
+cs_range(struct cs *s, int i, int64_t left, double z, int64_t a, int64_t b,
+    int lvl)
+{
+	int64_t m = a + (b - a) / 2;
+
+	if (s->stop)
+		return;
+	if (b - a + 1 < CS_RANGE_MIN || lvl == CS_RANGE_LVL) {
+		for (int64_t c = a; c <= b && !s->stop; c++)
+			(void)cs_child(s, i, left, z, c, 1, 0);
+		return;
+	}
+	if (s->nodes > s->budget) {
+		s->stop = 1;
+		return;
+	}
+	if (range_ub(s, i, left, z, a, b) < cs_thr(s)) {
+		cg_bound_drops++;
+		return;
+	}
+	cs_range(s, i, left, z, a, m, lvl + 1);
+	cs_range(s, i, left, z, m + 1, b, lvl + 1);
+}
+
+/* Test mode: the bounds of the halves cs_range would take against the
+ * sums of the children (sub[c], log). */
+static void
+range_check(struct cs *s, int i, int64_t left, double z, int64_t a,
+    int64_t b, int lvl, const double *sub)
+{
+	double ub, m = -INFINITY, acc = 0, got;
+
+	if (b - a + 1 < CS_RANGE_MIN || lvl == CS_RANGE_LVL)
+		return;
+	ub = range_ub(s, i, left, z, a, b);
+	for (int64_t c = a; c <= b; c++)
+		cs_add(&m, &acc, sub[c]);
+	got = cs_log(m, acc);
+	cg_bound_checks++;
+	if (got > ub + 1e-9 * (1 + fabs(ub)))
+		cg_bound_violations++;
+	range_check(s, i, left, z, a, a + (b - a) / 2, lvl + 1, sub);
+	range_check(s, i, left, z, a + (b - a) / 2 + 1, b, lvl + 1, sub);
+}
+
+/* Whether the children of group i go by ranges: i second last in its
+ * block, the weights of the two groups finite. */
+static int
+ranged(const struct cs *s, int i)
+{
+	const struct cgsum *p = s->p;
+	const double *lr = p->lr, *pref = s->pref + (size_t)i * s->ng;
+	int ng = s->ng;
+
+	return i + 1 < ng && p->gb[i + 1] == p->gb[i] &&
+	    (i + 2 == ng || p->gb[i + 2] != p->gb[i]) &&
+	    pref[i] > -INFINITY && pref[i + 1] > -INFINITY &&
+	    lr[i * ng + i] > -INFINITY && lr[(i + 1) * ng + i + 1] > -INFINITY &&
+	    lr[(i + 1) * ng + i] > -INFINITY;
+}
+
 /* Adds the completions of groups 0..i-1 to the sum (prune: drop
  * subtrees whose bound falls below the threshold). */
 static void
@@ -327,6 +701,7 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 {
 	const struct cgsum *p = s->p;
 	int first, last, single;
+	double *sub;
 
 	if (s->stop)
 		return;
@@ -343,43 +718,23 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 		if (!last)
 			z += s->lf[left];
 	}
-	for (int64_t c = last ? left : 0; c <= left; c++) {
-		double v = cs_term(s, i, c, z, first && last), ub, m0, a0;
-		if (v == -INFINITY)
-			continue;
-		s->cnt[i] = c;
-		cs_push(s, i, c);
-		s->nodes += single ? 1 : (double)(s->ng - i) * (s->ng - i);
-		if (s->nodes > s->budget && prune) {
-			s->stop = 1;
-			break;
-		}
-		if (!prune || single) {
-			cs_rec(s, i + 1, left - c, v, prune);
-			continue;
-		}
-		ub = cs_bound(s, i + 1, left - c, v);
-		if (ub < cs_thr(s))
-			cg_bound_drops++;
+	if (prune && !single && ranged(s, i)) {
 		if (!s->check) {
-			if (ub >= cs_thr(s))
-				cs_rec(s, i + 1, left - c, v, prune);
-			continue;
+			cs_range(s, i, left, z, 0, left, 0);
+			s->cnt[i] = 0;
+			return;
 		}
-		/* test mode: every subtree in full, checked against its
-		 * bound */
-		m0 = s->max;
-		a0 = s->acc;
-		s->max = -INFINITY;
-		s->acc = 0;
-		cs_rec(s, i + 1, left - c, v, prune);
-		cg_bound_checks++;
-		if (cs_log(s->max, s->acc) > ub + 1e-9 * (1 + fabs(ub)))
-			cg_bound_violations++;
-		cs_add(&m0, &a0, cs_log(s->max, s->acc));
-		s->max = m0;
-		s->acc = a0;
+		if ((sub = xmalloc(((size_t)left + 1) * sizeof *sub))) {
+			for (int64_t c = 0; c <= left; c++)
+				sub[c] = cs_child(s, i, left, z, c, prune, single);
+			range_check(s, i, left, z, 0, left, 0, sub);
+			free(sub);
+			s->cnt[i] = 0;
+			return;
+		}
 	}
+	for (int64_t c = last ? left : 0; c <= left && !s->stop; c++)
+		(void)cs_child(s, i, left, z, c, prune, single);
 	s->cnt[i] = 0;
 }
 
@@ -407,7 +762,7 @@ cs_dive(struct cs *s)
 			s->cnt[i] = c;
 			cs_push(s, i, c);
 			ub = v == -INFINITY || i + 1 == s->ng ? v :
-			    cs_bound(s, i + 1, left - c, v);
+			    cs_bound(s, i + 1, left - c, v, NULL);
 			if (ub > best) {
 				best = ub;
 				bc = c;
@@ -458,7 +813,10 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.nv = xmalloc(((size_t)ng * ng + 1) * sizeof *s.nv);
 	s.cnt = xcalloc((size_t)ng + 1, sizeof *s.cnt);
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
-	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after ||
+	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
+	s.ys = xmalloc(((size_t)ng + 1) * sizeof *s.ys);
+	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
+	    !s.ys ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
 		goto done;
 	for (int g = 0; g < ng; g++)
@@ -496,5 +854,11 @@ done:
 	free(s.nv);
 	free(s.cnt);
 	free(s.after);
+	for (int b = 0; s.tb && b < p->nb; b++) {
+		free(s.tb[b].x);
+		free(s.tb[b].f);
+	}
+	free(s.tb);
+	free(s.ys);
 	return rc;
 }
