@@ -54,10 +54,11 @@ int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
-	int cid = smap_getn(&s->consts, name, len);
-	int r;
+	int cid, r;
 
-	if (cid < 0) {
+	if ((r = store_consts_load(s, e)))
+		return r;
+	if ((cid = smap_getn(&s->consts, name, len)) < 0) {
 		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
 			return err_set(e, SQLIFT_EINPUT, "more than %lld constants "
 			    "(raise the limit with --max-constants)",
@@ -442,11 +443,29 @@ names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 	return 0;
 }
 
-/* One predicate's share of the fingerprint: evidence_atoms's rows of
- * it hashed as that view spells them, its atom text from its parts. */
+/* The cubes key's hash of one row of ids (pred_id/type_id first). */
+static uint64_t
+key_row(uint64_t h, sqlite3_stmt *st, int ncol)
+{
+	for (int j = 0; j < ncol; j++)
+		h = hash_mix(h, (uint64_t)sqlite3_column_int64(st, j));
+	return h;
+}
+
+/* Adds row hash h to the cubes key's two order-free sums. */
+static void
+key_add(uint64_t key[2], uint64_t h)
+{
+	key[0] += h;
+	key[1] += hash_mix(hash_mix(0x2545f4914f6cdd1dULL, h), h >> 17);
+}
+
+/* One predicate's share of the fingerprint and of the cubes key:
+ * evidence_atoms's rows of it hashed as that view spells them, its atom
+ * text from its parts (names NULL: the key only). */
 static int
 fp_pred(struct store *s, const struct store_pred *p, char **names,
-    int64_t nid, uint64_t *sum, struct err *e)
+    int64_t nid, uint64_t *sum, uint64_t key[2], struct err *e)
 {
 	sqlite3_stmt *st;
 	struct buf b;
@@ -470,6 +489,10 @@ fp_pred(struct store *s, const struct store_pred *p, char **names,
 		uint64_t h = h0;
 		char t = (char)('0' + sqlite3_column_int(st, 0));
 		int j;
+		key_add(key, key_row(hash_mix(FNV_INIT, (uint64_t)p->id), st,
+		    1 + p->arity));
+		if (!names)
+			continue;
 		for (j = 0; j < p->arity; j++) {
 			int64_t id = sqlite3_column_int64(st, 1 + j);
 			if (sqlite3_column_type(st, 1 + j) == SQLITE_NULL ||
@@ -486,28 +509,62 @@ fp_pred(struct store *s, const struct store_pred *p, char **names,
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, p->table);
 }
 
+/* The cubes key's share of the catalogue and the domains: what
+ * cube_build_all reads besides the ev_ tables. */
+static int
+key_catalogue(struct store *s, uint64_t key[2], struct err *e)
+{
+	static const char tag[] = "sqlift cubes 1";  /* the builder's rules */
+	uint64_t h = fnv1a(FNV_INIT, tag, sizeof tag - 1);
+	sqlite3_stmt *st;
+	int rc;
+
+	for (size_t i = 0; i < s->type_ids.n; i++)
+		h = hash_mix(h, (uint64_t)s->type_ids.v[i]);
+	for (size_t i = 0; i < s->preds.n; i++) {
+		const struct store_pred *p = &s->preds.v[i];
+		h = hash_mix(hash_mix(h, (uint64_t)p->id), (uint64_t)p->arity);
+		for (int j = 0; j < p->arity; j++)
+			h = hash_mix(h, (uint64_t)p->types[j]);
+		h = fnv1a(h, p->table, strlen(p->table) + 1);
+	}
+	key_add(key, h);
+	if ((rc = db_prep(s, sql_domains_all, &st, e)))
+		return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		key_add(key, key_row(hash_mix(FNV_INIT, 0x646f6dULL), st, 2));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "domains");
+}
+
 /* The sum over evidence_atoms of the hash of atom text and truth digit
  * (order-free); computed per ev_ table from the constants' names, or
- * from the view when the ids do not make an array. */
+ * from the view when the ids do not make an array.  The cubes key comes
+ * from the same scans of the ev_ tables, by ids. */
 int
-store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
+store_evidence_fingerprint(struct store *s, char out[17], char key[33],
+    struct err *e)
 {
 	sqlite3_stmt *st;
-	uint64_t sum = 0;
+	uint64_t sum = 0, k[2] = { 0, 0 };
 	char **names;
 	int64_t nid = 0;
-	int rc;
+	int rc, named;
 
 	if ((rc = names_by_id(s, &names, &nid, e)))
 		return rc;
-	if (names) {
-		for (size_t i = 0; i < s->preds.n && !rc; i++)
-			rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, e);
-		for (int64_t i = 0; i < nid; i++)
-			free(names[i]);
-		free(names);
-		if (rc)
-			return rc;
+	named = names != NULL;
+	for (size_t i = 0; i < s->preds.n && !rc; i++)
+		rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, k, e);
+	for (int64_t i = 0; i < nid && names; i++)
+		free(names[i]);
+	free(names);
+	if (rc || (key && (rc = key_catalogue(s, k, e))))
+		return rc;
+	if (key)
+		snprintf(key, 33, "%016llx%016llx", (unsigned long long)k[0],
+		    (unsigned long long)k[1]);
+	if (named) {
 		snprintf(out, 17, "%016llx", (unsigned long long)sum);
 		return 0;
 	}

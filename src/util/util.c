@@ -337,6 +337,50 @@ smap_putn(struct smap *m, const char *key, size_t len, int val)
 }
 
 int
+smap_intern(struct smap *m, const char *key, size_t len, int val,
+    const char **kept)
+{
+	uint64_t h = fnv1a(FNV_INIT, key, len);
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
+		return -1;
+	i = smap_slot(m, h, key, len);
+	if (!m->v[i].key) {
+		if (!(m->v[i].key = smap_keep(m, key, len)))
+			return -1;
+		m->v[i].hash = h;
+		m->v[i].val = val;
+		m->n++;
+	}
+	*kept = m->v[i].key;
+	return m->v[i].val;
+}
+
+int
+smap_copy(struct smap *dst, const struct smap *src,
+    void (*each)(void *arg, const char *key, int val), void *arg)
+{
+	if (!src->cap)
+		return 0;
+	/* the same slots, so no key is hashed or compared again */
+	if (!(dst->v = xcalloc(src->cap, sizeof *dst->v)))
+		return -1;
+	dst->cap = src->cap;
+	for (size_t i = 0; i < src->cap; i++)
+		if (src->v[i].key) {
+			dst->v[i] = src->v[i];
+			if (!(dst->v[i].key = smap_keep(dst, src->v[i].key,
+			    strlen(src->v[i].key))))
+				return -1;
+			dst->n++;
+			if (each)
+				each(arg, dst->v[i].key, dst->v[i].val);
+		}
+	return 0;
+}
+
+int
 smap_put(struct smap *m, const char *key, int val)
 {
 	return smap_putn(m, key, strlen(key), val);
