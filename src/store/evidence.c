@@ -280,6 +280,85 @@ store_domains_free(struct mln_domain *dom, int n)
 	free(dom);
 }
 
+/* A name's first 8 bytes as a big-endian number (NUL-padded): numbers
+ * compare as the names' prefixes do under strcmp. */
+static uint64_t
+prefix8(const char *s)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 8; i++) {
+		k = k << 8 | (unsigned char)*s;
+		s += *s != '\0';
+	}
+	return k;
+}
+
+struct skey {
+	uint64_t pre;
+	char *name;
+	int64_t id;
+};
+
+static int
+cmp_skey(const void *a, const void *b)
+{
+	const struct skey *x = a, *y = b;
+	int c;
+
+	if (x->pre != y->pre)
+		return x->pre < y->pre ? -1 : 1;
+	if ((c = strcmp(x->name, y->name)))
+		return c;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Sorts names (and ids with them) by strcmp of the names, which is
+ * SQLite's BINARY order of text without NUL bytes, ties by id: a radix
+ * sort of the 8-byte prefixes (byte by byte from the last, skipping a
+ * byte all share), then the rare runs of equal prefixes by cmp_skey.
+ * -1 on out of memory (nothing moved). */
+static int
+sort_by_name(char **names, int64_t *ids, size_t n)
+{
+	struct skey *k = xmalloc((n + 1) * sizeof *k);
+	struct skey *tmp = xmalloc((n + 1) * sizeof *tmp);
+
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct skey){ prefix8(names[i]), names[i], ids[i] };
+	for (int shift = 0; shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		struct skey *x;
+		for (size_t i = 0; i < n; i++)
+			count[((k[i].pre >> shift) & 255) + 1]++;
+		if (count[((k[0].pre >> shift) & 255) + 1] == n)
+			continue;  /* a byte all share */
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(k[i].pre >> shift) & 255]++] = k[i];
+		x = k, k = tmp, tmp = x;
+	}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].pre == k[i].pre; j++)
+			;
+		if (j - i > 1)
+			qsort(k + i, j - i, sizeof *k, cmp_skey);
+	}
+	for (size_t i = 0; i < n; i++) {
+		names[i] = k[i].name;
+		ids[i] = k[i].id;
+	}
+	free(k);
+	free(tmp);
+	return 0;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -287,14 +366,27 @@ cmp_name(const void *a, const void *b)
 }
 
 /* Every constant the model gives type t is in dom (sorted by name): the
- * lifted search indexes blocks by their position there. */
+ * lifted search indexes blocks by their position there.  Counted through
+ * the model's constant map; the first one missing, if any, is named. */
 static int
 domain_check(struct store *s, const struct mln_model *m, size_t t,
     const struct mln_domain *dom, struct err *e)
 {
 	const struct mln_type *ty = &m->types.v[t];
+	unsigned char *seen = xcalloc(m->consts.n / 8 + 1, 1);
+	size_t found = 0;
 
-	for (size_t k = 0; k < ty->consts.n; k++) {
+	for (int i = 0; seen && i < dom->n; i++) {
+		int c = smap_get(&m->constmap, dom->names[i]);
+		if (c >= 0 && (size_t)c / 8 < ty->member_cap &&
+		    (ty->member[c / 8] & (1u << (c % 8))) &&
+		    !(seen[c / 8] & (1u << (c % 8)))) {
+			seen[c / 8] |= (unsigned char)(1u << (c % 8));
+			found++;
+		}
+	}
+	free(seen);  /* none (no memory): the slow way below */
+	for (size_t k = 0; found < ty->consts.n && k < ty->consts.n; k++) {
 		const char *name = m->consts.v[ty->consts.v[k]];
 		if (!dom->n || !bsearch(&name, dom->names, (size_t)dom->n,
 		    sizeof *dom->names, cmp_name))
@@ -344,6 +436,8 @@ store_domains(struct store *s, const struct mln_model *m,
 				rc = db_err(s, e, "domains");
 			if (names.n > ids.n)  /* keep the pair of arrays in step */
 				free(names.v[--names.n]);
+			if (!rc && sort_by_name(names.v, ids.v, names.n) < 0)
+				rc = err_oom(e);
 		}
 		dom[t].n = (int)names.n;
 		dom[t].names = names.v;
