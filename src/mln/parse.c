@@ -898,6 +898,10 @@ parse_domain(struct parser *p)
 		next(p);
 		return 0;
 	}
+	/* room for a constant every other token: no rehash on the way */
+	if (smap_reserve(&p->m->constmap, p->m->consts.n +
+	    (p->end - p->pos) / 2 + 1) < 0)
+		return err_oom(p->e);
 	for (;;) {
 		t = next(p);
 		if (t->t == T_ELLIPSIS) {

@@ -296,42 +296,63 @@ prefix8(const char *s)
 
 struct skey {
 	uint64_t pre;
-	char *name;
-	int64_t id;
+	uint32_t at;           /* index into the arrays sorted */
 };
 
+/* a before b: by prefix, then name, then index */
 static int
-cmp_skey(const void *a, const void *b)
+skey_before(const struct skey *a, const struct skey *b, char *const *names)
 {
-	const struct skey *x = a, *y = b;
 	int c;
 
-	if (x->pre != y->pre)
-		return x->pre < y->pre ? -1 : 1;
-	if ((c = strcmp(x->name, y->name)))
-		return c;
-	return (x->id > y->id) - (x->id < y->id);
+	if (a->pre != b->pre)
+		return a->pre < b->pre;
+	if ((c = strcmp(names[a->at], names[b->at])))
+		return c < 0;
+	return a->at < b->at;
+}
+
+/* Merge sort of k[0 .. n) by skey_before, tmp as room (the runs of equal
+ * prefixes, which are rare and short unless names share 8 bytes). */
+static void
+skey_sort(struct skey *k, struct skey *tmp, size_t n, char *const *names)
+{
+	size_t h = n / 2, i = 0, j = h, o = 0;
+
+	if (n < 2)
+		return;
+	skey_sort(k, tmp, h, names);
+	skey_sort(k + h, tmp, n - h, names);
+	while (i < h && j < n)
+		tmp[o++] = skey_before(&k[j], &k[i], names) ? k[j++] : k[i++];
+	while (i < h)
+		tmp[o++] = k[i++];
+	memcpy(k, tmp, o * sizeof *k);
 }
 
 /* Sorts names (and ids with them) by strcmp of the names, which is
- * SQLite's BINARY order of text without NUL bytes, ties by id: a radix
- * sort of the 8-byte prefixes (byte by byte from the last, skipping a
- * byte all share), then the rare runs of equal prefixes by cmp_skey.
- * -1 on out of memory (nothing moved). */
+ * SQLite's BINARY order of text without NUL bytes, ties in the order
+ * given: a radix sort of the 8-byte prefixes (byte by byte from the
+ * last, skipping a byte all share), then the runs of equal prefixes by
+ * skey_sort.  -1 on out of memory (nothing moved). */
 static int
 sort_by_name(char **names, int64_t *ids, size_t n)
 {
-	struct skey *k = xmalloc((n + 1) * sizeof *k);
-	struct skey *tmp = xmalloc((n + 1) * sizeof *tmp);
+	struct skey *k, *tmp;
+	void *old;
 
+	if (n > UINT32_MAX)
+		return -1;
+	k = xmalloc((n + 1) * sizeof *k);
+	tmp = xmalloc((n + 1) * sizeof *tmp);
 	if (!k || !tmp) {
 		free(k);
 		free(tmp);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		k[i] = (struct skey){ prefix8(names[i]), names[i], ids[i] };
-	for (int shift = 0; shift < 64; shift += 8) {
+		k[i] = (struct skey){ prefix8(names[i]), (uint32_t)i };
+	for (int shift = 0; n && shift < 64; shift += 8) {
 		size_t count[257] = { 0 };
 		struct skey *x;
 		for (size_t i = 0; i < n; i++)
@@ -348,11 +369,22 @@ sort_by_name(char **names, int64_t *ids, size_t n)
 		for (j = i + 1; j < n && k[j].pre == k[i].pre; j++)
 			;
 		if (j - i > 1)
-			qsort(k + i, j - i, sizeof *k, cmp_skey);
+			skey_sort(k + i, tmp, j - i, names);
 	}
-	for (size_t i = 0; i < n; i++) {
-		names[i] = k[i].name;
-		ids[i] = k[i].id;
+	/* the permutation, applied through tmp's room (16 bytes a key: a
+	 * name pointer, then an id) */
+	old = tmp;
+	{
+		char **nn = old;
+		for (size_t i = 0; i < n; i++)
+			nn[i] = names[k[i].at];
+		memcpy(names, nn, n * sizeof *names);
+		if (ids) {
+			int64_t *ii = old;
+			for (size_t i = 0; i < n; i++)
+				ii[i] = ids[k[i].at];
+			memcpy(ids, ii, n * sizeof *ids);
+		}
 	}
 	free(k);
 	free(tmp);
@@ -366,27 +398,37 @@ cmp_name(const void *a, const void *b)
 }
 
 /* Every constant the model gives type t is in dom (sorted by name): the
- * lifted search indexes blocks by their position there.  Counted through
- * the model's constant map; the first one missing, if any, is named. */
+ * lifted search indexes blocks by their position there.  The model's
+ * names, sorted the same way, are merged with dom's; when one is missing
+ * the first in the model's order is named. */
 static int
 domain_check(struct store *s, const struct mln_model *m, size_t t,
     const struct mln_domain *dom, struct err *e)
 {
 	const struct mln_type *ty = &m->types.v[t];
-	unsigned char *seen = xcalloc(m->consts.n / 8 + 1, 1);
-	size_t found = 0;
+	size_t n = ty->consts.n, k = 0;
+	char **names = xmalloc((n + 1) * sizeof *names);
+	int64_t *idx = xmalloc((n + 1) * sizeof *idx);
+	int ok = 0;
 
-	for (int i = 0; seen && i < dom->n; i++) {
-		int c = smap_get(&m->constmap, dom->names[i]);
-		if (c >= 0 && (size_t)c / 8 < ty->member_cap &&
-		    (ty->member[c / 8] & (1u << (c % 8))) &&
-		    !(seen[c / 8] & (1u << (c % 8)))) {
-			seen[c / 8] |= (unsigned char)(1u << (c % 8));
-			found++;
+	if (names && idx) {
+		for (size_t i = 0; i < n; i++) {
+			names[i] = m->consts.v[ty->consts.v[i]];
+			idx[i] = (int64_t)i;
+		}
+		if (sort_by_name(names, idx, n) == 0) {
+			int c = 1;
+			for (int i = 0; k < n && i < dom->n; i++)
+				if (!(c = strcmp(dom->names[i], names[k])))
+					k++;
+				else if (c > 0)
+					break;  /* names[k] is not in dom */
+			ok = k == n;
 		}
 	}
-	free(seen);  /* none (no memory): the slow way below */
-	for (size_t k = 0; found < ty->consts.n && k < ty->consts.n; k++) {
+	free(names);
+	free(idx);
+	for (k = 0; !ok && k < n; k++) {
 		const char *name = m->consts.v[ty->consts.v[k]];
 		if (!dom->n || !bsearch(&name, dom->names, (size_t)dom->n,
 		    sizeof *dom->names, cmp_name))
@@ -497,7 +539,9 @@ static int
 names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 {
 	sqlite3_stmt *st;
-	char **v = NULL;
+	int64_t *at = NULL;    /* offset of each id's name in pool, or -1 */
+	char *pool = NULL, **v;
+	size_t used = 0, room = 0;
 	int64_t cap = 0, n = 0;
 	int rc;
 
@@ -507,31 +551,49 @@ names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *a = (const char *)sqlite3_column_text(st, 1);
+		size_t len;
 		if (id < 0 || id > 4 * (n + 1024) || !a)
 			break;  /* sparse, or a name missing: the SQL way */
+		len = (size_t)sqlite3_column_bytes(st, 1);
 		if (id >= cap) {
-			int64_t c = cap ? cap : 1024;
-			char **x;
+			int64_t c = cap ? cap : 1024, *x;
 			while (c <= id)
 				c *= 2;
-			if (!(x = xrealloc(v, (size_t)c * sizeof *v)))
+			if (!(x = xrealloc(at, (size_t)c * sizeof *at)))
 				break;
-			memset(x + cap, 0, (size_t)(c - cap) * sizeof *x);
-			v = x;
+			memset(x + cap, -1, (size_t)(c - cap) * sizeof *x);
+			at = x;
 			cap = c;
 		}
-		free(v[id]);
-		if (!(v[id] = xstrdup(a)))
-			break;
+		if (used + len + 1 > room) {
+			size_t r = room ? room : 65536;
+			char *x;
+			while (used + len + 1 > r)
+				r *= 2;
+			if (!(x = xrealloc(pool, r)))
+				break;
+			pool = x;
+			room = r;
+		}
+		memcpy(pool + used, a, len + 1);
+		at[id] = (int64_t)used;
+		used += len + 1;
 		n++;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		for (int64_t i = 0; i < cap; i++)
-			free(v[i]);
-		free(v);
-		return rc == SQLITE_ROW ? 0 : db_err(s, e, "constants");
+	if (rc != SQLITE_DONE || !cap ||
+	    !(v = xmalloc((size_t)cap * sizeof *v + used + 1))) {
+		free(at);
+		free(pool);
+		return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+		    db_err(s, e, "constants");
 	}
+	/* one block: the pointers, then the names they point at */
+	memcpy((char *)(v + cap), pool, used);
+	for (int64_t i = 0; i < cap; i++)
+		v[i] = at[i] < 0 ? NULL : (char *)(v + cap) + at[i];
+	free(at);
+	free(pool);
 	*out = v;
 	*nid = cap;
 	return 0;
@@ -650,9 +712,7 @@ store_evidence_fingerprint(struct store *s, char out[17], char key[33],
 	named = names != NULL;
 	for (size_t i = 0; i < s->preds.n && !rc; i++)
 		rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, k, e);
-	for (int64_t i = 0; i < nid && names; i++)
-		free(names[i]);
-	free(names);
+	free(names);  /* one block with the names */
 	if (rc || (key && (rc = key_catalogue(s, k, e))))
 		return rc;
 	if (key)

@@ -244,7 +244,7 @@ smap_slot(const struct smap *m, uint64_t h, const char *key, size_t len)
 {
 	size_t i = (size_t)h & (m->cap - 1);
 
-	while (m->v[i].key && (m->v[i].hash != h ||
+	while (m->v[i].key && (m->v[i].hash != (uint32_t)h ||
 	    strncmp(m->v[i].key, key, len) != 0 || m->v[i].key[len] != '\0'))
 		i = (i + 1) & (m->cap - 1);
 	return i;
@@ -267,14 +267,15 @@ smap_get(const struct smap *m, const char *key)
 	return smap_getn(m, key, strlen(key));
 }
 
-/* twice the slots; keys keep their hashes */
+/* cap slots (a power of two, at least twice m's keys); keys keep
+ * their hashes */
 static int
-smap_rehash(struct smap *m)
+smap_resize(struct smap *m, size_t cap)
 {
 	struct smap n;
 
 	n = *m;
-	n.cap = m->cap ? m->cap * 2 : 16;
+	n.cap = cap;
 	n.n = 0;
 	if (!(n.v = xcalloc(n.cap, sizeof *n.v)))
 		return -1;
@@ -290,6 +291,23 @@ smap_rehash(struct smap *m)
 	free(m->v);
 	*m = n;
 	return 0;
+}
+
+/* twice the slots */
+static int
+smap_rehash(struct smap *m)
+{
+	return smap_resize(m, m->cap ? m->cap * 2 : 16);
+}
+
+int
+smap_reserve(struct smap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 16;
+
+	while ((n + 1) * 2 > cap)
+		cap *= 2;
+	return cap > m->cap ? smap_resize(m, cap) : 0;
 }
 
 /* A copy of key[0 .. len) with a NUL, in m's chunks (one allocation
@@ -329,7 +347,7 @@ smap_putn(struct smap *m, const char *key, size_t len, int val)
 	if (!m->v[i].key) {
 		if (!(m->v[i].key = smap_keep(m, key, len)))
 			return -1;
-		m->v[i].hash = h;
+		m->v[i].hash = (uint32_t)h;
 		m->n++;
 	}
 	m->v[i].val = val;
@@ -349,7 +367,7 @@ smap_intern(struct smap *m, const char *key, size_t len, int val,
 	if (!m->v[i].key) {
 		if (!(m->v[i].key = smap_keep(m, key, len)))
 			return -1;
-		m->v[i].hash = h;
+		m->v[i].hash = (uint32_t)h;
 		m->v[i].val = val;
 		m->n++;
 	}
