@@ -266,6 +266,9 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "evidence_files");
 }
 
+static int names_get(struct store *s, char ***out, int64_t *nid,
+    int *owned, struct err *e);
+
 void
 store_domains_free(struct mln_domain *dom, int n)
 {
@@ -445,12 +448,18 @@ store_domains(struct store *s, const struct mln_model *m,
 {
 	struct mln_domain *dom;
 	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	char **byid = NULL;
+	int64_t nid = 0;
+	int rc = 0, owned = 1;
 
 	*out = NULL;
 	if (!(dom = xcalloc(m->types.n, sizeof *dom)))
 		return err_oom(e);
-	if ((rc = db_prep(s, sql_domain_of, &st, e)))
+	/* in a snapshot, the names by id (which the fingerprint reads too)
+	 * and the domains' ids; else, or with ids too sparse, the join */
+	if (s->shadow && (rc = names_get(s, &byid, &nid, &owned, e)))
+		goto fail;
+	if ((rc = db_prep(s, byid ? sql_domain_ids : sql_domain_of, &st, e)))
 		goto fail;
 	for (size_t t = 0; t < m->types.n; t++) {
 		int ti = -1;
@@ -463,12 +472,16 @@ store_domains(struct store *s, const struct mln_model *m,
 			int step;
 			sqlite3_bind_int64(st, 1, s->type_ids.v[ti]);
 			while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-				char *n = db_text(st, 1);
+				int64_t id = sqlite3_column_int64(st, 0);
+				char *n;
+				if (byid && (id < 0 || id >= nid || !byid[id]))
+					continue;  /* no constants row: not in the join */
+				n = byid ? xstrdup(byid[id]) : db_text(st, 1);
 				if (n && VEC_PUSH(names, n) < 0) {
 					free(n);
 					n = NULL;
 				}
-				if (!n || VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
+				if (!n || VEC_PUSH(ids, id) < 0) {
 					rc = err_oom(e);
 					break;
 				}
@@ -488,10 +501,16 @@ store_domains(struct store *s, const struct mln_model *m,
 			goto fail;
 	}
 	sqlite3_finalize(st);
+	if (!owned)
+		byid = NULL;  /* s keeps it */
+	free(byid);
 	*out = dom;
 	return 0;
 fail:
 	sqlite3_finalize(st);
+	if (!owned)
+		byid = NULL;
+	free(byid);
 	store_domains_free(dom, (int)m->types.n);
 	return rc;
 }
@@ -596,6 +615,27 @@ names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 	free(pool);
 	*out = v;
 	*nid = cap;
+	return 0;
+}
+
+/* names_by_id, kept in s for the rest of a snapshot or shadow
+ * transaction (*owned 0), or the caller's to free (*owned 1) */
+static int
+names_get(struct store *s, char ***out, int64_t *nid, int *owned,
+    struct err *e)
+{
+	int rc;
+
+	*owned = !s->shadow;
+	if (*owned)
+		return names_by_id(s, out, nid, e);
+	if (!s->names_ok) {
+		if ((rc = names_by_id(s, &s->names, &s->nnames, e)))
+			return rc;
+		s->names_ok = 1;
+	}
+	*out = s->names;
+	*nid = s->nnames;
 	return 0;
 }
 
@@ -705,14 +745,15 @@ store_evidence_fingerprint(struct store *s, char out[17], char key[33],
 	uint64_t sum = 0, k[2] = { 0, 0 };
 	char **names;
 	int64_t nid = 0;
-	int rc, named;
+	int rc, named, owned;
 
-	if ((rc = names_by_id(s, &names, &nid, e)))
+	if ((rc = names_get(s, &names, &nid, &owned, e)))
 		return rc;
 	named = names != NULL;
 	for (size_t i = 0; i < s->preds.n && !rc; i++)
 		rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, k, e);
-	free(names);  /* one block with the names */
+	if (owned)
+		free(names);  /* one block with the names */
 	if (rc || (key && (rc = key_catalogue(s, k, e))))
 		return rc;
 	if (key)

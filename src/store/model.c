@@ -39,6 +39,10 @@ model_cache_free(struct store *s)
 	s->dom_bits.n = s->dom_cap.n = s->dom_n.n = 0;
 	smap_free(&s->consts);
 	s->consts_ok = 0;
+	free(s->names);
+	s->names = NULL;
+	s->nnames = 0;
+	s->names_ok = 0;
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	s->const_put = s->domain_put = NULL;

@@ -35,6 +35,11 @@ struct store {
 	VEC(int64_t) type_ids;
 	VEC(char *) type_names;
 	int consts_ok;         /* consts, dom_bits, dom_n loaded */
+	/* evidence.c: constants' names by id (one block, names_by_id), kept
+	 * for the rest of a snapshot or shadow transaction, which adds none */
+	char **names;
+	int64_t nnames;
+	int names_ok;
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
