@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lifted/lifted-int.h"
 
@@ -335,6 +338,60 @@ ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
 	}								\
 } while (0)
 
+#ifdef __SSE2__
+/* The first steps of four sides (see window_sums), the two sides up in
+ * the lanes of one SSE2 vector and the two down in another: the same
+ * products, sums and comparisons lane by lane as SIDE_STEP's, so the
+ * same bits.  While every side takes two terms a step and none would
+ * stop; the step where one would is left to SIDE_STEP, from the state
+ * handed back. */
+static void
+sides_sse2(const double *p0, const double *q0, int64_t n0, int64_t *t0,
+    double *e0, double *a0, const double *p1, const double *q1, int64_t n1,
+    int64_t *t1, double *e1, double *a1, const double *p2, const double *q2,
+    int64_t n2, int64_t *t2, double *e2, double *a2, const double *p3,
+    const double *q3, int64_t n3, int64_t *t3, double *e3, double *a3)
+{
+	const __m128d tiny = _mm_set1_pd(MB_TINY);
+	__m128d eu = _mm_set_pd(*e2, *e0), au = _mm_set_pd(*a2, *a0);
+	__m128d ed = _mm_set_pd(*e3, *e1), ad = _mm_set_pd(*a3, *a1);
+	int64_t u0 = *t0, u1 = *t1, u2 = *t2, u3 = *t3;
+	double lane[2];
+
+	while (u0 + 1 < n0 && u1 + 1 < n1 && u2 + 1 < n2 && u3 + 1 < n3) {
+		__m128d xu = _mm_mul_pd(_mm_set_pd(p2[u2], p0[u0]),
+		    _mm_set_pd(q2[-u2], q0[-u0]));
+		__m128d yu = _mm_mul_pd(_mm_set_pd(p2[u2 + 1], p0[u0 + 1]),
+		    _mm_set_pd(q2[-u2 - 1], q0[-u0 - 1]));
+		__m128d xd = _mm_mul_pd(_mm_set_pd(p3[u3], p1[u1]),
+		    _mm_set_pd(q3[-u3], q1[-u1]));
+		__m128d yd = _mm_mul_pd(_mm_set_pd(p3[u3 + 1], p1[u1 + 1]),
+		    _mm_set_pd(q3[-u3 - 1], q1[-u1 - 1]));
+		__m128d f1u = _mm_mul_pd(eu, xu), f2u = _mm_mul_pd(eu, _mm_mul_pd(xu, yu));
+		__m128d f1d = _mm_mul_pd(ed, xd), f2d = _mm_mul_pd(ed, _mm_mul_pd(xd, yd));
+		if (_mm_movemask_pd(_mm_cmplt_pd(f1u, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f2u, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f1d, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f2d, tiny)))
+			break;
+		au = _mm_add_pd(_mm_add_pd(au, f1u), f2u);
+		ad = _mm_add_pd(_mm_add_pd(ad, f1d), f2d);
+		eu = f2u;
+		ed = f2d;
+		u0 += 2, u1 += 2, u2 += 2, u3 += 2;
+	}
+	*t0 = u0, *t1 = u1, *t2 = u2, *t3 = u3;
+	_mm_storeu_pd(lane, eu);
+	*e0 = lane[0], *e2 = lane[1];
+	_mm_storeu_pd(lane, au);
+	*a0 = lane[0], *a2 = lane[1];
+	_mm_storeu_pd(lane, ed);
+	*e1 = lane[0], *e3 = lane[1];
+	_mm_storeu_pd(lane, ad);
+	*a1 = lane[0], *a3 = lane[1];
+}
+#endif
+
 /* The sums of the terms of coefficients j[0 .. nj) (1 <= nj <= 2) of
  * poly_mul's product relative to their largest, terms i[l] (1): upwards
  * each term is its neighbour times ra[k - 1] rb[nb + j - k], downwards
@@ -360,6 +417,11 @@ window_sums(const double *ra, const double *rb, int64_t na, int64_t nb,
 		p3 = rb + j[1] - i[1], q3 = ra + na + i[1] - 1;
 		n2 = hi[1] - i[1], n3 = i[1] - lo[1];
 	}
+#ifdef __SSE2__
+	if (nj > 1)
+		sides_sse2(p0, q0, n0, &t0, &e0, &a0, p1, q1, n1, &t1, &e1, &a1,
+		    p2, q2, n2, &t2, &e2, &a2, p3, q3, n3, &t3, &e3, &a3);
+#endif
 	while (l0 | l1 | l2 | l3) {
 		if (l0)
 			SIDE_STEP(p0, q0, n0, t0, e0, a0, l0);
