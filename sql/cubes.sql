@@ -21,6 +21,17 @@ VALUES (?1, ?2, ?3, ?4, ?5);
 DELETE FROM cubes;
 DELETE FROM blocks;
 
+-- name: cubes_key_clear
+DELETE FROM meta WHERE key = 'cubes_key';
+
+-- name: cubes_key_put
+-- the cubes key (store_evidence_fingerprint) of the evidence, domains
+-- and catalogue the stored cubes and blocks were built from
+INSERT OR REPLACE INTO meta (key, value) VALUES ('cubes_key', ?1);
+
+-- name: cubes_key_get
+SELECT value FROM meta WHERE key = 'cubes_key';
+
 -- name: domain_ids
 SELECT const_id FROM domains WHERE type_id = ?1 ORDER BY const_id;
 
@@ -32,17 +43,16 @@ INSERT INTO blocks (type_id, block, const_id) VALUES (?1, ?2, ?3);
 INSERT INTO blocks (type_id, block, const_id) VALUES
 
 -- name: cubes_of_pred
--- one row per constant of a side, in cube, side and position order
-SELECT c.cube_id, c.truth, CAST(j.key AS INTEGER), x.value
-FROM cubes c, json_each(c.sides) j, json_each(j.value) x
-WHERE c.pred_id = ?1 AND c.truth IS NOT NULL
-ORDER BY c.cube_id, CAST(j.key AS INTEGER), x.key;
+-- the known cubes of a predicate in cube order; store_cubes_each parses
+-- their sides
+SELECT cube_id, truth, sides FROM cubes
+WHERE pred_id = ?1 AND truth IS NOT NULL ORDER BY cube_id;
 
 -- name: blocks_of_type
-SELECT d.const_id, coalesce(b.block, -1) FROM domains d
-JOIN types t USING (type_id)
-LEFT JOIN blocks b ON b.type_id = d.type_id AND b.const_id = d.const_id
-WHERE t.name = ?1;
+-- the blocks of a type's constants (a constant of its domain without a
+-- row here has none: store_blocks_each says -1)
+SELECT const_id, block FROM blocks
+WHERE type_id = (SELECT type_id FROM types WHERE name = ?1);
 
 -- name: sig_table
 -- one row per constant and evidence atom it occurs in: the atom with the

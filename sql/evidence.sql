@@ -3,8 +3,9 @@
 -- becomes the C string sql_X.
 
 -- name: domain_of
+-- store_domains sorts them by name
 SELECT c.const_id, c.name FROM domains d JOIN constants c USING (const_id)
-WHERE d.type_id = ?1 ORDER BY c.name;
+WHERE d.type_id = ?1;
 
 -- name: evfile_put
 INSERT INTO evidence_files (path, atoms, loaded_at)

@@ -23,7 +23,7 @@ on_block(void *ctx, int64_t id, int block)
 {
 	struct rd *r = ctx;
 
-	if (id <= r->maxid && r->pos_of[id] >= 0)
+	if (id >= 0 && id <= r->maxid && r->pos_of[id] >= 0)
 		r->block[r->pos_of[id]] = block;
 	return 0;
 }
@@ -33,6 +33,7 @@ struct rdc {
 	int64_t *maxid;
 	const struct mln_pred *mp;
 	struct ct_pred_ev *pe;
+	struct err *e;
 };
 
 static int
@@ -51,7 +52,7 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
 			goto oom;
 		for (size_t k = 0; k < sides[i].n; k++) {
 			int64_t id = sides[i].v[k];
-			if (id > r->maxid[t] || r->pos_of[t][id] < 0)
+			if (id < 0 || id > r->maxid[t] || r->pos_of[t][id] < 0)
 				goto internal;
 			cu.pos[i][cu.npos[i]++] = r->pos_of[t][id];
 		}
@@ -60,10 +61,11 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
 		goto oom;
 	return 0;
 oom:
-	rc = SQLIFT_ENOMEM;
+	rc = err_oom(r->e);
 	goto fail;
 internal:
-	rc = SQLIFT_EINTERNAL;
+	rc = err_set(r->e, SQLIFT_EINTERNAL, "a cube constant outside its "
+	    "domain");
 fail:
 	for (int i = 0; cu.pos && i < arity; i++)
 		free(cu.pos[i]);
@@ -81,6 +83,7 @@ blocks_read(struct store *s, const struct mln_model *m,
 	struct ct_evidence *ev = xcalloc(1, sizeof *ev);
 	struct rdc c = { 0 };
 
+	c.e = e;
 	*out = NULL;
 	if (!ev || !(ev->block = xcalloc((size_t)nt + 1, sizeof *ev->block)) ||
 	    !(ev->pred = xcalloc((size_t)np + 1, sizeof *ev->pred)) ||
@@ -95,10 +98,12 @@ blocks_read(struct store *s, const struct mln_model *m,
 			if (dom[t].ids[i] > c.maxid[t])
 				c.maxid[t] = dom[t].ids[i];
 		if (!(c.pos_of[t] = xmalloc(((size_t)c.maxid[t] + 1) * sizeof(int))) ||
-		    !(ev->block[t] = xcalloc((size_t)dom[t].n + 1, sizeof(int)))) {
+		    !(ev->block[t] = xmalloc(((size_t)dom[t].n + 1) * sizeof(int)))) {
 			rc = err_oom(e);
 			break;
 		}
+		/* a constant without a stored block has none */
+		memset(ev->block[t], -1, ((size_t)dom[t].n + 1) * sizeof(int));
 		memset(c.pos_of[t], -1, ((size_t)c.maxid[t] + 1) * sizeof(int));
 		for (int i = 0; i < dom[t].n; i++)
 			c.pos_of[t][dom[t].ids[i]] = i;
@@ -115,12 +120,7 @@ blocks_read(struct store *s, const struct mln_model *m,
 			continue;
 		c.mp = mp;
 		c.pe = &ev->pred[p];
-		if ((rc = store_cubes_each(s, sp, on_cube, &c, e))) {
-			if (rc == SQLIFT_ENOMEM)
-				err_oom(e);
-			else if (rc == SQLIFT_EINTERNAL)
-				err_set(e, rc, "a cube constant outside its domain");
-		}
+		rc = store_cubes_each(s, sp, on_cube, &c, e);
 	}
 done:
 	for (int t = 0; c.pos_of && t < nt; t++)

@@ -449,7 +449,7 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	for (int t = 0; t < g.ntypes; t++)
 		g.dom_n[t] = -1;
 	g.in_memory = cube_mem_limit();
-	if ((rc = store_cubes_clear(s, e)))
+	if ((rc = store_consts_load(s, e)) || (rc = store_cubes_clear(s, e)))
 		goto done;
 	for (int p = 0; p < store_npreds(s); p++) {
 		int64_t cubes[2], atoms[2], unknown = 0;
@@ -474,8 +474,9 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	if (g.open)
 		store_cube_close(s);
 	g.open = 0;
-	if (!(rc = coarse_blocks(s, report, e)))
-		rc = store_cube_view(s, e);
+	if (!(rc = coarse_blocks(s, report, e)) &&
+	    !(rc = store_cube_view(s, e)))
+		rc = store_cubes_stamp(s, e);
 done:
 	if (g.open)
 		store_cube_close(s);

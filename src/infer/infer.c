@@ -420,17 +420,22 @@ built_free(struct built *b)
 	memset(b, 0, sizeof *b);
 }
 
-/* The part of the build that reads the database: cubes (into the temp
- * tables of the transaction), clauses and the evidence by block. */
+/* The part of the build that reads the database: cubes, clauses and
+ * the evidence by block.  The cubes and blocks stored by `sqlift cubes`
+ * are read as they are when key (store_evidence_fingerprint's cubes key
+ * of this transaction) says they were built from the same evidence,
+ * domains and catalogue; otherwise they are built again, into the temp
+ * tables of the transaction. */
 static int
-build_read(struct run *r, int normal, struct built *b)
+build_read(struct run *r, int normal, const char *key, struct built *b)
 {
 	struct err *e = r->e;
-	int rc;
+	int rc, current;
 
 	memset(b, 0, sizeof *b);
 	b->t0 = now_seconds();
-	if ((rc = cube_build_all(r->s, NULL, e)))
+	if ((rc = store_cubes_current(r->s, key, &current, e)) ||
+	    (!current && (rc = cube_build_all(r->s, NULL, e))))
 		return rc;
 	if ((rc = mln_to_clauses(r->m, r->dom, r->map, &b->c, &b->k, e)))
 		return rc;
@@ -457,9 +462,13 @@ infer_build_finish(struct built *b, const struct mln_domain *dom, struct err *e)
 static int
 build_theory(struct run *r, int normal, struct built *b)
 {
-	int rc = build_read(r, normal, b);
+	char fp[17], key[33];
+	int rc;
 
-	return rc ? rc : infer_build_finish(b, r->dom, r->e);
+	if ((rc = store_evidence_fingerprint(r->s, fp, key, r->e)) ||
+	    (rc = build_read(r, normal, key, b)))
+		return rc;
+	return infer_build_finish(b, r->dom, r->e);
 }
 
 /* Exact lifted inference: the constrained theory of the model and the
@@ -796,7 +805,7 @@ failure_new(const struct run *r, const struct sqlift_infer_opts *o,
 	*fp = *started = NULL;
 	if (evfp[0])
 		memcpy(f->evfp, evfp, sizeof f->evfp);
-	else if (store_evidence_fingerprint(r->s, f->evfp, &scratch) != 0)
+	else if (store_evidence_fingerprint(r->s, f->evfp, NULL, &scratch) != 0)
 		goto fail;
 	if (run_texts(r, o, &f->params, &f->qtext) ||
 	    !(f->error = xstrdup(r->e->msg)) ||
@@ -867,22 +876,26 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
     int64_t *unknown)
 {
 	int normal = o->constraints && !strcmp(o->constraints, "normal");
+	char key[33];
 	int rc;
 
 	if ((rc = store_begin_snapshot(r->s, r->e)) ||
-	    (rc = run_setup(r, o, text, path, fp)))
+	    (rc = run_setup(r, o, text, path, fp)) ||
+	    (rc = store_evidence_fingerprint(r->s, evfp, method < 0 ? NULL : key,
+	    r->e)))
 		return rc;
 	if (method < 0) {
 		r->g.who = strcmp(o->method, "brute") ? o->method : NULL;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
-	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, b)))
+	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, key,
+	    b)))
 		rc = count_unknown(r, unknown);
 	/* map: the world is found and written on the ground model */
 	if (!rc && method == 3 && map_atoms_total(r) <= MAP_GROUND_ATOMS)
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
-	return rc ? rc : store_evidence_fingerprint(r->s, evfp, r->e);
+	return rc;
 }
 
 /* The result file's lines: the marginals as Alchemy writes them, or for

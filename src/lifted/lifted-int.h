@@ -199,6 +199,8 @@ struct eng {
 	const struct amap *amap;   /* extra assignment of the simplification */
 	struct sftrace *trace; /* simplify() records its sums here (multibin) */
 	struct mbpoly *mbp;    /* multibin's last count polynomial */
+	double uz[8][2];       /* multibin's units_z: weights w, log Z per atom */
+	int nuz;
 	/* ground atoms whose expectation each sample records (eng_track) */
 	struct amap trk;       /* key -> slot (in truth) */
 	int *trk_keys;         /* the keys, KEY_LEN ints per slot */

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "lifted/lifted-int.h"
 
@@ -304,47 +307,151 @@ ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
 	return 1;
 }
 
-/* The terms of coefficient j of poly_mul's product relative to its
- * largest, term i (1), summed outwards from it until they fall below
- * MB_TINY: each term is its neighbour times the ratios of a's and b's
- * coefficients (ra, rb as ratios() leaves them), a product taken apart
- * from the running term so that the chain is one multiplication long. */
-static double
-window_sum(const double *ra, const double *rb, int64_t na, int64_t nb,
-    int64_t i, int64_t j, int64_t lo, int64_t hi)
-{
-	double up = 1, dn = 0, e = 1;
-	int64_t k;
+/* One step of a side of a coefficient's terms (see window_sums): term t
+ * of the side is the one before it (e) times p[t] q[-t], n terms in all,
+ * summed onto acc from the largest outwards until they fall below
+ * MB_TINY.  Two terms a step, the product taken apart from the running
+ * term so that the chain is one multiplication long (the second term
+ * waits for e, not for the first), or the last one; live drops to 0 at
+ * the end.  A macro on plain variables, which stay in registers. */
+#define SIDE_STEP(p, q, n, t, e, acc, live) do {			\
+	if ((t) + 1 < (n)) {						\
+		double x_ = (p)[t] * (q)[-(t)];				\
+		double e1_ = (e) * x_;					\
+		double e2_ = (e) * (x_ * ((p)[(t) + 1] * (q)[-(t) - 1]));	\
+		if (e1_ < MB_TINY)					\
+			(live) = 0;					\
+		else {							\
+			(acc) += e1_;					\
+			if (e2_ < MB_TINY)				\
+				(live) = 0;				\
+			else {						\
+				(acc) += e2_;				\
+				(e) = e2_;				\
+				(t) += 2;				\
+			}						\
+		}							\
+	} else {							\
+		if ((t) == (n) - 1 && ((e) *= (p)[t] * (q)[-(t)]) >= MB_TINY) \
+			(acc) += (e);					\
+		(live) = 0;						\
+	}								\
+} while (0)
 
-	/* two terms a step, both from e: e2 waits for e, not for e1 */
-	for (k = i + 1; k + 1 <= hi; k += 2) {
-		double x = ra[k - 1] * rb[nb + j - k];
-		double e1 = e * x, e2 = e * (x * (ra[k] * rb[nb + j - k - 1]));
-		if (e1 < MB_TINY)
+#ifdef __SSE2__
+/* The first steps of four sides (see window_sums), the two sides up in
+ * the lanes of one SSE2 vector and the two down in another: the same
+ * products, sums and comparisons lane by lane as SIDE_STEP's, so the
+ * same bits.  While every side takes two terms a step and none would
+ * stop; the step where one would is left to SIDE_STEP, from the state
+ * handed back. */
+static void
+sides_sse2(const double *p0, const double *q0, int64_t n0, int64_t *t0,
+    double *e0, double *a0, const double *p1, const double *q1, int64_t n1,
+    int64_t *t1, double *e1, double *a1, const double *p2, const double *q2,
+    int64_t n2, int64_t *t2, double *e2, double *a2, const double *p3,
+    const double *q3, int64_t n3, int64_t *t3, double *e3, double *a3)
+{
+	const __m128d tiny = _mm_set1_pd(MB_TINY);
+	__m128d eu = _mm_set_pd(*e2, *e0), au = _mm_set_pd(*a2, *a0);
+	__m128d ed = _mm_set_pd(*e3, *e1), ad = _mm_set_pd(*a3, *a1);
+	int64_t u0 = *t0, u1 = *t1, u2 = *t2, u3 = *t3;
+	double lane[2];
+
+	while (u0 + 1 < n0 && u1 + 1 < n1 && u2 + 1 < n2 && u3 + 1 < n3) {
+		__m128d xu = _mm_mul_pd(_mm_set_pd(p2[u2], p0[u0]),
+		    _mm_set_pd(q2[-u2], q0[-u0]));
+		__m128d yu = _mm_mul_pd(_mm_set_pd(p2[u2 + 1], p0[u0 + 1]),
+		    _mm_set_pd(q2[-u2 - 1], q0[-u0 - 1]));
+		__m128d xd = _mm_mul_pd(_mm_set_pd(p3[u3], p1[u1]),
+		    _mm_set_pd(q3[-u3], q1[-u1]));
+		__m128d yd = _mm_mul_pd(_mm_set_pd(p3[u3 + 1], p1[u1 + 1]),
+		    _mm_set_pd(q3[-u3 - 1], q1[-u1 - 1]));
+		__m128d f1u = _mm_mul_pd(eu, xu), f2u = _mm_mul_pd(eu, _mm_mul_pd(xu, yu));
+		__m128d f1d = _mm_mul_pd(ed, xd), f2d = _mm_mul_pd(ed, _mm_mul_pd(xd, yd));
+		if (_mm_movemask_pd(_mm_cmplt_pd(f1u, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f2u, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f1d, tiny)) |
+		    _mm_movemask_pd(_mm_cmplt_pd(f2d, tiny)))
 			break;
-		up += e1;
-		if (e2 < MB_TINY)
-			break;
-		up += e2;
-		e = e2;
+		au = _mm_add_pd(_mm_add_pd(au, f1u), f2u);
+		ad = _mm_add_pd(_mm_add_pd(ad, f1d), f2d);
+		eu = f2u;
+		ed = f2d;
+		u0 += 2, u1 += 2, u2 += 2, u3 += 2;
 	}
-	if (k == hi && (e *= ra[k - 1] * rb[nb + j - k]) >= MB_TINY)
-		up += e;
-	e = 1;
-	for (k = i - 1; k - 1 >= lo; k -= 2) {
-		double x = rb[j - k - 1] * ra[na + k];
-		double e1 = e * x, e2 = e * (x * (rb[j - k] * ra[na + k - 1]));
-		if (e1 < MB_TINY)
-			break;
-		dn += e1;
-		if (e2 < MB_TINY)
-			break;
-		dn += e2;
-		e = e2;
+	*t0 = u0, *t1 = u1, *t2 = u2, *t3 = u3;
+	_mm_storeu_pd(lane, eu);
+	*e0 = lane[0], *e2 = lane[1];
+	_mm_storeu_pd(lane, au);
+	*a0 = lane[0], *a2 = lane[1];
+	_mm_storeu_pd(lane, ed);
+	*e1 = lane[0], *e3 = lane[1];
+	_mm_storeu_pd(lane, ad);
+	*a1 = lane[0], *a3 = lane[1];
+}
+#endif
+
+/* The sums of the terms of coefficients j[0 .. nj) (1 <= nj <= 2) of
+ * poly_mul's product relative to their largest, terms i[l] (1): upwards
+ * each term is its neighbour times ra[k - 1] rb[nb + j - k], downwards
+ * times rb[j - k - 1] ra[na + k] (ra, rb as ratios() leaves them).  The
+ * four sides are stepped in turn: each one's sums are exactly those of
+ * one side at a time, and the independent chains overlap in the CPU. */
+static void
+window_sums(const double *ra, const double *rb, int64_t na, int64_t nb,
+    const int64_t *i, const int64_t *j, const int64_t *lo,
+    const int64_t *hi, int nj, double *sum)
+{
+	/* sides 0 and 1: coefficient j[0] up and down; 2 and 3: j[1] */
+	const double *p0 = ra + i[0], *q0 = rb + nb + j[0] - i[0] - 1;
+	const double *p1 = rb + j[0] - i[0], *q1 = ra + na + i[0] - 1;
+	const double *p2 = p0, *q2 = q0, *p3 = p1, *q3 = q1;
+	int64_t n0 = hi[0] - i[0], n1 = i[0] - lo[0], n2 = 0, n3 = 0;
+	int64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
+	double e0 = 1, e1 = 1, e2 = 1, e3 = 1, a0 = 1, a1 = 0, a2 = 1, a3 = 0;
+	int l0 = 1, l1 = 1, l2 = nj > 1, l3 = nj > 1;
+
+	if (nj > 1) {
+		p2 = ra + i[1], q2 = rb + nb + j[1] - i[1] - 1;
+		p3 = rb + j[1] - i[1], q3 = ra + na + i[1] - 1;
+		n2 = hi[1] - i[1], n3 = i[1] - lo[1];
 	}
-	if (k == lo && (e *= rb[j - k - 1] * ra[na + k]) >= MB_TINY)
-		dn += e;
-	return up + dn;
+#ifdef __SSE2__
+	if (nj > 1)
+		sides_sse2(p0, q0, n0, &t0, &e0, &a0, p1, q1, n1, &t1, &e1, &a1,
+		    p2, q2, n2, &t2, &e2, &a2, p3, q3, n3, &t3, &e3, &a3);
+#endif
+	while (l0 | l1 | l2 | l3) {
+		if (l0)
+			SIDE_STEP(p0, q0, n0, t0, e0, a0, l0);
+		if (l1)
+			SIDE_STEP(p1, q1, n1, t1, e1, a1, l1);
+		if (l2)
+			SIDE_STEP(p2, q2, n2, t2, e2, a2, l2);
+		if (l3)
+			SIDE_STEP(p3, q3, n3, t3, e3, a3, l3);
+	}
+	sum[0] = a0 + a1;
+	if (nj > 1)
+		sum[1] = a2 + a3;
+}
+
+/* c[j] for the n coefficients poly_mul keeps waiting (j, top term i,
+ * range lo .. hi, largest term max); returns 0, none waiting. */
+static int
+flush(const double *ra, const double *rb, int64_t na, int64_t nb,
+    const int64_t *i, const int64_t *j, const int64_t *lo, const int64_t *hi,
+    const double *max, int n, double *c)
+{
+	double sum[2];
+
+	if (!n)
+		return 0;
+	window_sums(ra, rb, na, nb, i, j, lo, hi, n, sum);
+	for (int l = 0; l < n; l++)
+		c[j[l]] = max[l] + log(sum[l]);
+	return 0;
 }
 
 /* log of the coefficients of the product of polynomials a (degree na)
@@ -357,8 +464,9 @@ static void
 poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
     double *ra, double *rb)
 {
-	int full = (double)(na + 1) * (double)(nb + 1) < MB_FULL, fast;
-	int64_t alo, ahi, blo, bhi, i = 0;
+	int full = (double)(na + 1) * (double)(nb + 1) < MB_FULL, fast, np = 0;
+	int64_t alo, ahi, blo, bhi, i = 0, pi[2], pj[2], plo[2], phi[2];
+	double pmax[2];
 
 	support(a, na, &alo, &ahi);
 	support(b, nb, &blo, &bhi);
@@ -392,7 +500,11 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 			i--;
 		max = a[i] + b[j - i];
 		if (fast) {
-			c[j] = max + log(window_sum(ra, rb, na, nb, i, j, lo, hi));
+			/* kept until a second one comes, then summed together */
+			pi[np] = i, pj[np] = j, plo[np] = lo, phi[np] = hi;
+			pmax[np++] = max;
+			if (np == 2)
+				np = flush(ra, rb, na, nb, pi, pj, plo, phi, pmax, np, c);
 			continue;
 		}
 		e = 1;
@@ -411,6 +523,7 @@ poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
 		}
 		c[j] = max + log(sum);
 	}
+	flush(ra, rb, na, nb, pi, pj, plo, phi, pmax, np, c);
 }
 
 /* log Z of one constant of block b's private clauses with P true and
@@ -509,11 +622,30 @@ merged_theory(const struct mb *m, int64_t total)
 	return d;
 }
 
+/* log Z of one atom of a unit clause of weight w: e^w when the literal
+ * holds, 1 when not; kept for the last 8 weights (the replays of a
+ * template ask for the same few again and again). */
+static double
+unit_z(struct eng *g, double w)
+{
+	double z;
+	int slot;
+
+	for (int k = 0; k < g->nuz; k++)
+		if (g->uz[k][0] == w)
+			return g->uz[k][1];
+	slot = g->nuz < 8 ? g->nuz++ : 0;
+	z = w > 0 ? w + log1p(exp(-w)) : log1p(exp(w));
+	g->uz[slot][0] = w;
+	g->uz[slot][1] = z;
+	return z;
+}
+
 /* log Z of t when each of its clauses is soft, has one literal over all
  * its variables and a class of its own (each of its groundings is a
  * ground atom of no other clause), else NaN. */
 static double
-units_z(const struct th *t, const struct index *ix)
+units_z(struct eng *g, const struct th *t, const struct index *ix)
 {
 	double z = 0;
 
@@ -534,8 +666,7 @@ units_z(const struct th *t, const struct index *ix)
 		n = cl_count(c, t->size);
 		if (n != ix->atoms[ix->cls_of[ix->lpos[i]]])
 			return NAN;
-		/* per atom: e^w when the literal holds, 1 when not */
-		z += n * (c->w > 0 ? c->w + log1p(exp(-c->w)) : log1p(exp(c->w)));
+		z += n * unit_z(g, c->w);
 	}
 	return z;
 }
@@ -586,7 +717,7 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
 		th_free(c);
 		return err_oom(g->e);
 	}
-	z = units_z(c, &ix);
+	z = units_z(g, c, &ix);
 	konst += (expected - assigned - ix.total) * g->sr->free_atom;
 	if (isnan(z)) {
 		index_free(&ix);
@@ -616,7 +747,7 @@ child_z(struct eng *g, struct th *c, const struct asg *as, double expected,
  * additions in the same order with blocks b0 and b1 of sizes k and
  * n - k; NaN when tp cannot give it. */
 static double
-replay(const struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
+replay(struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
     double expected)
 {
 	double konst, assigned, z;
@@ -626,7 +757,7 @@ replay(const struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
 	if (sftrace_replay(g, &tp->tr, tp->t->size, &konst, &assigned) < 0)
 		return NAN;
 	index_resize(g, tp->t, &tp->ix);
-	z = units_z(tp->t, &tp->ix);
+	z = units_z(g, tp->t, &tp->ix);
 	konst += (expected - assigned - tp->ix.total) * g->sr->free_atom;
 	return konst + z;
 }

@@ -19,6 +19,8 @@ sum_branch(double z, int64_t n, int64_t k)
 	return z + lchoose(n, k);
 }
 
+#define SUM_ZERO (-11500.0)
+
 /* log of the sum of e^terms, each scaled by the largest */
 static double
 sum_combine(const double *terms, int64_t n)
@@ -29,8 +31,11 @@ sum_combine(const double *terms, int64_t n)
 	for (int64_t k = 0; k < n; k++)
 		if (terms[k] > max)
 			max = terms[k];
+	/* below SUM_ZERO expl is exactly 0 (long double's least subnormal
+	 * is e^-11399), and its underflow path is slow */
 	for (int64_t k = 0; k < n && max > -INFINITY; k++)
-		sum += expl((long double)(terms[k] - max));
+		if (terms[k] - max >= SUM_ZERO)
+			sum += expl((long double)(terms[k] - max));
 	return max == -INFINITY ? max : max + (double)logl(sum);
 }
 

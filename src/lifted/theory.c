@@ -779,6 +779,68 @@ ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds)
 	free(ev);
 }
 
+/* The theory's blocks of type k: each named constant alone (every
+ * constant, grounded), the others together (normal form) or by
+ * evidence block, numbered in order of first occurrence.  Evidence
+ * blocks are found in an array over their range when it is not much
+ * wider than the domain, else by name in a map. */
+static int
+theory_blocks(struct ct_theory *t, int k, const char *named,
+    const struct ct_evidence *ev, struct err *e)
+{
+	const struct mln_domain *d = &t->dom[k];
+	int by_ev = ev && ev->normal != 1 && ev->normal != CT_GROUND;
+	int lo = 0, hi = -1, rest = -1, *slot = NULL, rc = 0;
+	struct smap by;
+
+	smap_init(&by);
+	for (int p = 0; by_ev && p < d->n; p++)
+		if (!named[p]) {
+			int b = ev->block[k][p];
+			if (hi < lo)
+				lo = hi = b;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
+		}
+	if (hi >= lo && (int64_t)hi - lo < 4 * (int64_t)d->n + 64) {
+		if (!(slot = xmalloc(((size_t)(hi - lo) + 1) * sizeof *slot)))
+			return err_oom(e);
+		memset(slot, -1, ((size_t)(hi - lo) + 1) * sizeof *slot);
+	}
+	for (int p = 0; p < d->n && !rc; p++) {
+		char key[32];
+		int blk = -1, *at = NULL;
+		if (named[p] || (ev && ev->normal == CT_GROUND))
+			key[0] = '\0';  /* a block of its own */
+		else if (ev && ev->normal == 1)
+			at = &rest;
+		else if (!ev)
+			at = &rest;  /* every constant in evidence block 0 */
+		else if (slot)
+			at = &slot[ev->block[k][p] - lo];
+		else {
+			snprintf(key, sizeof key, "e%d", ev->block[k][p]);
+			blk = smap_get(&by, key);
+		}
+		if (at)
+			blk = *at;
+		if (blk < 0) {
+			if ((blk = si_space_add_block(t->sp, k, 0)) < 0 ||
+			    (!at && key[0] && smap_put(&by, key, blk) < 0)) {
+				rc = err_oom(e);
+				break;
+			}
+			if (at)
+				*at = blk;
+		}
+		t->block_of[k][p] = blk;
+		t->sp->size[k][blk]++;
+	}
+	free(slot);
+	smap_free(&by);
+	return rc;
+}
+
 int
 ct_build(const struct mln_model *m, const struct mln_domain *dom,
     const struct ct_evidence *ev, struct ct_theory **out, struct err *e)
@@ -819,30 +881,8 @@ ct_build(const struct mln_model *m, const struct mln_domain *dom,
 					named[m->preds.v[p].types[i]][cu->pos[i][j]] = 1;
 		}
 	/* blocks: each named constant alone; the others by evidence block */
-	for (int k = 0; k < nt && !rc; k++) {
-		struct smap by;
-		smap_init(&by);
-		for (int p = 0; p < dom[k].n && !rc; p++) {
-			char key[32];
-			int blk;
-			if (named[k][p] || (ev && ev->normal == CT_GROUND))
-				snprintf(key, sizeof key, "n%d", p);
-			else if (ev && ev->normal == 1)
-				snprintf(key, sizeof key, "rest");
-			else
-				snprintf(key, sizeof key, "e%d", ev ? ev->block[k][p] : 0);
-			if ((blk = smap_get(&by, key)) < 0) {
-				if ((blk = si_space_add_block(t->sp, k, 0)) < 0 ||
-				    smap_put(&by, key, blk) < 0) {
-					rc = err_oom(e);
-					break;
-				}
-			}
-			t->block_of[k][p] = blk;
-			t->sp->size[k][blk]++;
-		}
-		smap_free(&by);
-	}
+	for (int k = 0; k < nt && !rc; k++)
+		rc = theory_blocks(t, k, named[k], ev, e);
 	if (!rc)
 		rc = ev_sets(t, ev, e);
 	if (!rc && !(fc.ix = xcalloc(2 * m->preds.n + 1, sizeof *fc.ix)))

@@ -408,17 +408,28 @@ aux_atom(struct cctx *c, int k)
 	return a;
 }
 
+/* Constant val of model arg is named by key (smap_copy's callback). */
+static void
+const_name(void *arg, const char *key, int val)
+{
+	struct mln_model *o = arg;
+
+	o->consts.v[val] = (char *)key;
+}
+
 /* Copies types, predicates and constants of m into a new model. */
 static struct mln_model *
 copy_signature(const struct mln_model *m)
 {
 	struct mln_model *o = xcalloc(1, sizeof *o);
 
-	if (!o || !(o->file = xstrdup(m->file)))
+	if (!o || !(o->file = xstrdup(m->file)) ||
+	    (m->consts.n && !(o->consts.v = xcalloc(m->consts.n,
+	    sizeof *o->consts.v))))
 		goto fail;
-	for (size_t i = 0; i < m->consts.n; i++)
-		if (mln_const(o, m->consts.v[i]) < 0)
-			goto fail;
+	o->consts.n = o->consts.cap = m->consts.n;
+	if (smap_copy(&o->constmap, &m->constmap, const_name, o) < 0)
+		goto fail;
 	for (size_t i = 0; i < m->types.n; i++) {
 		struct mln_type t = { 0 };
 		if (!(t.name = xstrdup(m->types.v[i].name)) ||

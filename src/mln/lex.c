@@ -66,7 +66,8 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 		int c = (unsigned char)s[i];
 
 		if (c == '\n') {
-			t = (struct token){ T_NL, s + i, 1, line, col };
+			t = (struct token){ .t = T_NL, .s = s + i, .len = 1, .line = line,
+			    .col = col };
 			if (VEC_PUSH(*out, t) < 0)
 				return err_oom(e);
 			i++, line++, col = 1;
@@ -92,7 +93,8 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 				i++;
 			}
 			if (i + 1 >= n) {
-				struct token bad = { T_OTHER, s, 0, l0, c0 };
+				struct token bad = { .t = T_OTHER, .s = s, .line = l0,
+				    .col = c0 };
 				return lex_err(file, e, &bad, "unterminated /* comment");
 			}
 			i += 2, col += 2;
@@ -177,7 +179,8 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 		if (VEC_PUSH(*out, t) < 0)
 			return err_oom(e);
 	}
-	struct token eof = { T_EOF, s + n, 0, line, col };
+	struct token eof = { .t = T_EOF, .s = s + n, .line = line,
+	    .col = col };
 	if (VEC_PUSH(*out, eof) < 0)
 		return err_oom(e);
 	return 0;

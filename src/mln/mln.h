@@ -80,7 +80,7 @@ struct mln_model {
 	VEC(struct mln_type) types;
 	VEC(struct mln_pred) preds;
 	VEC(struct mln_formula) formulas;
-	VEC(char *) consts;           /* constant names */
+	VEC(char *) consts;           /* constant names: constmap's copies */
 	struct smap typemap, predmap, constmap;
 };
 

@@ -132,20 +132,15 @@ is_var_name(const struct token *t)
 int
 mln_const(struct mln_model *m, const char *name)
 {
-	int c = smap_get(&m->constmap, name);
-	char *dup;
+	const char *kept;
+	int c = smap_intern(&m->constmap, name, strlen(name), (int)m->consts.n,
+	    &kept);
 
-	if (c >= 0)
+	if (c < 0 || c < (int)m->consts.n)
 		return c;
-	if (!(dup = xstrdup(name)))
-		return -1;
-	if (VEC_PUSH(m->consts, dup) < 0) {
-		free(dup);
-		return -1;
-	}
-	c = (int)m->consts.n - 1;
-	if (smap_put(&m->constmap, name, c) < 0)
-		return -1;
+	/* the name is the map's copy, which lives as long as the model */
+	if (VEC_PUSH(m->consts, (char *)kept) < 0)
+		return -1;  /* a call again for name would push it again */
 	return c;
 }
 
@@ -903,6 +898,10 @@ parse_domain(struct parser *p)
 		next(p);
 		return 0;
 	}
+	/* room for a constant every other token: no rehash on the way */
+	if (smap_reserve(&p->m->constmap, p->m->consts.n +
+	    (p->end - p->pos) / 2 + 1) < 0)
+		return err_oom(p->e);
 	for (;;) {
 		t = next(p);
 		if (t->t == T_ELLIPSIS) {
@@ -1153,8 +1152,6 @@ mln_free(struct mln_model *m)
 		free(f->free);
 		free(f->text);
 	}
-	for (size_t i = 0; i < m->consts.n; i++)
-		free(m->consts.v[i]);
 	free(m->types.v);
 	free(m->preds.v);
 	free(m->formulas.v);

@@ -218,7 +218,56 @@ store_cube_rows_all(struct store *s, struct store_ids *rows, struct err *e)
 int
 store_cubes_clear(struct store *s, struct err *e)
 {
+	int rc;
+
+	if (s->shadow && !s->shadow_made) {
+		if ((rc = db_exec(s, sql_cubes_shadow, e)))
+			return rc;
+		s->shadow_made = 1;
+	}
+	/* main's cubes go: so does the key that vouched for them */
+	if (!s->shadow && (rc = db_exec(s, sql_cubes_key_clear, e)))
+		return rc;
 	return db_exec(s, sql_cubes_clear, e);
+}
+
+int
+store_cubes_stamp(struct store *s, struct err *e)
+{
+	sqlite3_stmt *st;
+	char fp[17], key[33];
+	int rc, r;
+
+	if (s->shadow)
+		return 0;
+	if ((rc = store_evidence_fingerprint(s, fp, key, e)) ||
+	    (rc = db_prep(s, sql_cubes_key_put, &st, e)))
+		return rc;
+	sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return r == SQLITE_DONE ? 0 : db_err(s, e, "meta");
+}
+
+int
+store_cubes_current(struct store *s, const char *key, int *yes,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r;
+
+	*yes = 0;
+	if (s->shadow_made)
+		return 0;  /* main's are hidden behind this transaction's */
+	if ((rc = db_prep(s, sql_cubes_key_get, &st, e)))
+		return rc;
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		*yes = v && !strcmp(v, key);
+	}
+	sqlite3_finalize(st);
+	return r == SQLITE_ROW || r == SQLITE_DONE ? 0 : db_err(s, e, "meta");
 }
 
 int
@@ -484,38 +533,84 @@ store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
 	return rc;
 }
 
+/* Skips JSON white space. */
+static const char *
+ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* Parses a cube's sides, a JSON array of ar arrays of integers (what
+ * store_cube_put writes), into side[0..ar); 0, or -1 when the text is
+ * anything else. */
+static int
+sides_parse(const char *p, int ar, struct store_ids *side, int *oom)
+{
+	int i = 0;
+
+	if (*(p = ws(p)) != '[')
+		return -1;
+	for (p = ws(p + 1); *p == '['; i++) {
+		if (i >= ar)
+			return -1;
+		for (p = ws(p + 1); *p != ']';) {
+			uint64_t v = 0;
+			int neg = *p == '-', digits = 0;
+			for (p += neg; *p >= '0' && *p <= '9'; p++, digits++) {
+				if (v > (INT64_MAX - (uint64_t)(*p - '0')) / 10)
+					return -1;
+				v = v * 10 + (uint64_t)(*p - '0');
+			}
+			if (!digits)
+				return -1;
+			if (VEC_PUSH(side[i], neg ? -(int64_t)v : (int64_t)v) < 0) {
+				*oom = 1;
+				return -1;
+			}
+			if (*(p = ws(p)) == ',')
+				p = ws(p + 1);
+			else if (*p != ']')
+				return -1;
+		}
+		if (*(p = ws(p + 1)) == ',')
+			p = ws(p + 1);
+		else if (*p != ']')
+			return -1;
+	}
+	return i == ar && *p == ']' && !*ws(p + 1) ? 0 : -1;
+}
+
 int
 store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
     struct err *e)
 {
+	const struct store_pred *p = &s->preds.v[pi];
 	sqlite3_stmt *st;
 	struct store_ids side[64];
-	int ar = s->preds.v[pi].arity, rc, r, truth = 0;
-	int64_t cube = -1;
+	int ar = p->arity, rc = 0, r;
 
 	if (ar > 64)
 		return err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
 	if ((rc = db_prep(s, sql_cubes_of_pred, &st, e)))
 		return rc;
 	memset(side, 0, sizeof side);
-	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
-	for (;;) {
-		r = sqlite3_step(st);
-		if (r != SQLITE_ROW || sqlite3_column_int64(st, 0) != cube) {
-			if (cube >= 0 && (rc = fn(ctx, truth, ar, side)))
-				break;
-			for (int i = 0; i < ar; i++)
-				side[i].n = 0;
-			if (r != SQLITE_ROW)
-				break;
-			cube = sqlite3_column_int64(st, 0);
-			truth = sqlite3_column_int(st, 1);
-		}
-		if (VEC_PUSH(side[sqlite3_column_int(st, 2)],
-		    sqlite3_column_int64(st, 3)) < 0) {
-			rc = err_oom(e);
+	sqlite3_bind_int64(st, 1, p->id);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(st, 2);
+		int oom = 0;
+		for (int i = 0; i < ar; i++)
+			side[i].n = 0;
+		if (!t || sides_parse(t, ar, side, &oom) < 0) {
+			rc = oom ? err_oom(e) : err_set(e, SQLIFT_EDB, "%s: corrupt "
+			    "database: cube %lld of %s: sides are not %d JSON arrays "
+			    "of constant ids", s->path,
+			    (long long)sqlite3_column_int64(st, 0), p->name, ar);
 			break;
 		}
+		if ((rc = fn(ctx, sqlite3_column_int(st, 1), ar, side)))
+			break;
 	}
 	if (!rc && r != SQLITE_DONE)
 		rc = db_err(s, e, "cubes");

@@ -375,8 +375,7 @@ store_begin_snapshot(struct store *s, struct err *e)
 		if ((rc = tx_begin(s, sql_begin_read, &ver, e)))
 			return rc;
 	}
-	if ((rc = model_cache_load(s, e)) ||
-	    (rc = db_exec(s, sql_cubes_shadow, e)))
+	if ((rc = model_cache_load(s, e)))
 		return rc;
 	s->shadow = 1;
 	return 0;
@@ -408,7 +407,7 @@ store_begin_shadow(struct store *s, struct err *e)
 		rc = store_begin(s, e);
 	} else
 		rc = model_cache_load(s, e);
-	if (rc || (rc = db_exec(s, sql_cubes_shadow, e)))
+	if (rc)
 		return rc;
 	s->shadow = 1;
 	return 0;
@@ -430,7 +429,7 @@ store_rollback(struct store *s)
 	if (s->in_tx)
 		sqlite3_exec(s->db, sql_rollback, NULL, NULL, NULL);
 	s->in_tx = 0;
-	s->shadow = 0;
+	s->shadow = s->shadow_made = 0;
 	model_cache_free(s);
 }
 

@@ -54,10 +54,11 @@ int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
-	int cid = smap_getn(&s->consts, name, len);
-	int r;
+	int cid, r;
 
-	if (cid < 0) {
+	if ((r = store_consts_load(s, e)))
+		return r;
+	if ((cid = smap_getn(&s->consts, name, len)) < 0) {
 		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
 			return err_set(e, SQLIFT_EINPUT, "more than %lld constants "
 			    "(raise the limit with --max-constants)",
@@ -265,6 +266,9 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "evidence_files");
 }
 
+static int names_get(struct store *s, char ***out, int64_t *nid,
+    int *owned, struct err *e);
+
 void
 store_domains_free(struct mln_domain *dom, int n)
 {
@@ -279,6 +283,117 @@ store_domains_free(struct mln_domain *dom, int n)
 	free(dom);
 }
 
+/* A name's first 8 bytes as a big-endian number (NUL-padded): numbers
+ * compare as the names' prefixes do under strcmp. */
+static uint64_t
+prefix8(const char *s)
+{
+	uint64_t k = 0;
+
+	for (int i = 0; i < 8; i++) {
+		k = k << 8 | (unsigned char)*s;
+		s += *s != '\0';
+	}
+	return k;
+}
+
+struct skey {
+	uint64_t pre;
+	uint32_t at;           /* index into the arrays sorted */
+};
+
+/* a before b: by prefix, then name, then index */
+static int
+skey_before(const struct skey *a, const struct skey *b, char *const *names)
+{
+	int c;
+
+	if (a->pre != b->pre)
+		return a->pre < b->pre;
+	if ((c = strcmp(names[a->at], names[b->at])))
+		return c < 0;
+	return a->at < b->at;
+}
+
+/* Merge sort of k[0 .. n) by skey_before, tmp as room (the runs of equal
+ * prefixes, which are rare and short unless names share 8 bytes). */
+static void
+skey_sort(struct skey *k, struct skey *tmp, size_t n, char *const *names)
+{
+	size_t h = n / 2, i = 0, j = h, o = 0;
+
+	if (n < 2)
+		return;
+	skey_sort(k, tmp, h, names);
+	skey_sort(k + h, tmp, n - h, names);
+	while (i < h && j < n)
+		tmp[o++] = skey_before(&k[j], &k[i], names) ? k[j++] : k[i++];
+	while (i < h)
+		tmp[o++] = k[i++];
+	memcpy(k, tmp, o * sizeof *k);
+}
+
+/* Sorts names (and ids with them) by strcmp of the names, which is
+ * SQLite's BINARY order of text without NUL bytes, ties in the order
+ * given: a radix sort of the 8-byte prefixes (byte by byte from the
+ * last, skipping a byte all share), then the runs of equal prefixes by
+ * skey_sort.  -1 on out of memory (nothing moved). */
+static int
+sort_by_name(char **names, int64_t *ids, size_t n)
+{
+	struct skey *k, *tmp;
+	void *old;
+
+	if (n > UINT32_MAX)
+		return -1;
+	k = xmalloc((n + 1) * sizeof *k);
+	tmp = xmalloc((n + 1) * sizeof *tmp);
+	if (!k || !tmp) {
+		free(k);
+		free(tmp);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		k[i] = (struct skey){ prefix8(names[i]), (uint32_t)i };
+	for (int shift = 0; n && shift < 64; shift += 8) {
+		size_t count[257] = { 0 };
+		struct skey *x;
+		for (size_t i = 0; i < n; i++)
+			count[((k[i].pre >> shift) & 255) + 1]++;
+		if (count[((k[0].pre >> shift) & 255) + 1] == n)
+			continue;  /* a byte all share */
+		for (int b = 0; b < 256; b++)
+			count[b + 1] += count[b];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(k[i].pre >> shift) & 255]++] = k[i];
+		x = k, k = tmp, tmp = x;
+	}
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && k[j].pre == k[i].pre; j++)
+			;
+		if (j - i > 1)
+			skey_sort(k + i, tmp, j - i, names);
+	}
+	/* the permutation, applied through tmp's room (16 bytes a key: a
+	 * name pointer, then an id) */
+	old = tmp;
+	{
+		char **nn = old;
+		for (size_t i = 0; i < n; i++)
+			nn[i] = names[k[i].at];
+		memcpy(names, nn, n * sizeof *names);
+		if (ids) {
+			int64_t *ii = old;
+			for (size_t i = 0; i < n; i++)
+				ii[i] = ids[k[i].at];
+			memcpy(ids, ii, n * sizeof *ids);
+		}
+	}
+	free(k);
+	free(tmp);
+	return 0;
+}
+
 static int
 cmp_name(const void *a, const void *b)
 {
@@ -286,14 +401,37 @@ cmp_name(const void *a, const void *b)
 }
 
 /* Every constant the model gives type t is in dom (sorted by name): the
- * lifted search indexes blocks by their position there. */
+ * lifted search indexes blocks by their position there.  The model's
+ * names, sorted the same way, are merged with dom's; when one is missing
+ * the first in the model's order is named. */
 static int
 domain_check(struct store *s, const struct mln_model *m, size_t t,
     const struct mln_domain *dom, struct err *e)
 {
 	const struct mln_type *ty = &m->types.v[t];
+	size_t n = ty->consts.n, k = 0;
+	char **names = xmalloc((n + 1) * sizeof *names);
+	int64_t *idx = xmalloc((n + 1) * sizeof *idx);
+	int ok = 0;
 
-	for (size_t k = 0; k < ty->consts.n; k++) {
+	if (names && idx) {
+		for (size_t i = 0; i < n; i++) {
+			names[i] = m->consts.v[ty->consts.v[i]];
+			idx[i] = (int64_t)i;
+		}
+		if (sort_by_name(names, idx, n) == 0) {
+			int c = 1;
+			for (int i = 0; k < n && i < dom->n; i++)
+				if (!(c = strcmp(dom->names[i], names[k])))
+					k++;
+				else if (c > 0)
+					break;  /* names[k] is not in dom */
+			ok = k == n;
+		}
+	}
+	free(names);
+	free(idx);
+	for (k = 0; !ok && k < n; k++) {
 		const char *name = m->consts.v[ty->consts.v[k]];
 		if (!dom->n || !bsearch(&name, dom->names, (size_t)dom->n,
 		    sizeof *dom->names, cmp_name))
@@ -310,12 +448,18 @@ store_domains(struct store *s, const struct mln_model *m,
 {
 	struct mln_domain *dom;
 	sqlite3_stmt *st = NULL;
-	int rc = 0;
+	char **byid = NULL;
+	int64_t nid = 0;
+	int rc = 0, owned = 1;
 
 	*out = NULL;
 	if (!(dom = xcalloc(m->types.n, sizeof *dom)))
 		return err_oom(e);
-	if ((rc = db_prep(s, sql_domain_of, &st, e)))
+	/* in a snapshot, the names by id (which the fingerprint reads too)
+	 * and the domains' ids; else, or with ids too sparse, the join */
+	if (s->shadow && (rc = names_get(s, &byid, &nid, &owned, e)))
+		goto fail;
+	if ((rc = db_prep(s, byid ? sql_domain_ids : sql_domain_of, &st, e)))
 		goto fail;
 	for (size_t t = 0; t < m->types.n; t++) {
 		int ti = -1;
@@ -328,12 +472,16 @@ store_domains(struct store *s, const struct mln_model *m,
 			int step;
 			sqlite3_bind_int64(st, 1, s->type_ids.v[ti]);
 			while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-				char *n = db_text(st, 1);
+				int64_t id = sqlite3_column_int64(st, 0);
+				char *n;
+				if (byid && (id < 0 || id >= nid || !byid[id]))
+					continue;  /* no constants row: not in the join */
+				n = byid ? xstrdup(byid[id]) : db_text(st, 1);
 				if (n && VEC_PUSH(names, n) < 0) {
 					free(n);
 					n = NULL;
 				}
-				if (!n || VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0) {
+				if (!n || VEC_PUSH(ids, id) < 0) {
 					rc = err_oom(e);
 					break;
 				}
@@ -343,6 +491,8 @@ store_domains(struct store *s, const struct mln_model *m,
 				rc = db_err(s, e, "domains");
 			if (names.n > ids.n)  /* keep the pair of arrays in step */
 				free(names.v[--names.n]);
+			if (!rc && sort_by_name(names.v, ids.v, names.n) < 0)
+				rc = err_oom(e);
 		}
 		dom[t].n = (int)names.n;
 		dom[t].names = names.v;
@@ -351,10 +501,16 @@ store_domains(struct store *s, const struct mln_model *m,
 			goto fail;
 	}
 	sqlite3_finalize(st);
+	if (!owned)
+		byid = NULL;  /* s keeps it */
+	free(byid);
 	*out = dom;
 	return 0;
 fail:
 	sqlite3_finalize(st);
+	if (!owned)
+		byid = NULL;
+	free(byid);
 	store_domains_free(dom, (int)m->types.n);
 	return rc;
 }
@@ -402,7 +558,9 @@ static int
 names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 {
 	sqlite3_stmt *st;
-	char **v = NULL;
+	int64_t *at = NULL;    /* offset of each id's name in pool, or -1 */
+	char *pool = NULL, **v;
+	size_t used = 0, room = 0;
 	int64_t cap = 0, n = 0;
 	int rc;
 
@@ -412,41 +570,98 @@ names_by_id(struct store *s, char ***out, int64_t *nid, struct err *e)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *a = (const char *)sqlite3_column_text(st, 1);
+		size_t len;
 		if (id < 0 || id > 4 * (n + 1024) || !a)
 			break;  /* sparse, or a name missing: the SQL way */
+		len = (size_t)sqlite3_column_bytes(st, 1);
 		if (id >= cap) {
-			int64_t c = cap ? cap : 1024;
-			char **x;
+			int64_t c = cap ? cap : 1024, *x;
 			while (c <= id)
 				c *= 2;
-			if (!(x = xrealloc(v, (size_t)c * sizeof *v)))
+			if (!(x = xrealloc(at, (size_t)c * sizeof *at)))
 				break;
-			memset(x + cap, 0, (size_t)(c - cap) * sizeof *x);
-			v = x;
+			memset(x + cap, -1, (size_t)(c - cap) * sizeof *x);
+			at = x;
 			cap = c;
 		}
-		free(v[id]);
-		if (!(v[id] = xstrdup(a)))
-			break;
+		if (used + len + 1 > room) {
+			size_t r = room ? room : 65536;
+			char *x;
+			while (used + len + 1 > r)
+				r *= 2;
+			if (!(x = xrealloc(pool, r)))
+				break;
+			pool = x;
+			room = r;
+		}
+		memcpy(pool + used, a, len + 1);
+		at[id] = (int64_t)used;
+		used += len + 1;
 		n++;
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		for (int64_t i = 0; i < cap; i++)
-			free(v[i]);
-		free(v);
-		return rc == SQLITE_ROW ? 0 : db_err(s, e, "constants");
+	if (rc != SQLITE_DONE || !cap ||
+	    !(v = xmalloc((size_t)cap * sizeof *v + used + 1))) {
+		free(at);
+		free(pool);
+		return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 :
+		    db_err(s, e, "constants");
 	}
+	/* one block: the pointers, then the names they point at */
+	memcpy((char *)(v + cap), pool, used);
+	for (int64_t i = 0; i < cap; i++)
+		v[i] = at[i] < 0 ? NULL : (char *)(v + cap) + at[i];
+	free(at);
+	free(pool);
 	*out = v;
 	*nid = cap;
 	return 0;
 }
 
-/* One predicate's share of the fingerprint: evidence_atoms's rows of
- * it hashed as that view spells them, its atom text from its parts. */
+/* names_by_id, kept in s for the rest of a snapshot or shadow
+ * transaction (*owned 0), or the caller's to free (*owned 1) */
+static int
+names_get(struct store *s, char ***out, int64_t *nid, int *owned,
+    struct err *e)
+{
+	int rc;
+
+	*owned = !s->shadow;
+	if (*owned)
+		return names_by_id(s, out, nid, e);
+	if (!s->names_ok) {
+		if ((rc = names_by_id(s, &s->names, &s->nnames, e)))
+			return rc;
+		s->names_ok = 1;
+	}
+	*out = s->names;
+	*nid = s->nnames;
+	return 0;
+}
+
+/* The cubes key's hash of one row of ids (pred_id/type_id first). */
+static uint64_t
+key_row(uint64_t h, sqlite3_stmt *st, int ncol)
+{
+	for (int j = 0; j < ncol; j++)
+		h = hash_mix(h, (uint64_t)sqlite3_column_int64(st, j));
+	return h;
+}
+
+/* Adds row hash h to the cubes key's two order-free sums. */
+static void
+key_add(uint64_t key[2], uint64_t h)
+{
+	key[0] += h;
+	key[1] += hash_mix(hash_mix(0x2545f4914f6cdd1dULL, h), h >> 17);
+}
+
+/* One predicate's share of the fingerprint and of the cubes key:
+ * evidence_atoms's rows of it hashed as that view spells them, its atom
+ * text from its parts (names NULL: the key only). */
 static int
 fp_pred(struct store *s, const struct store_pred *p, char **names,
-    int64_t nid, uint64_t *sum, struct err *e)
+    int64_t nid, uint64_t *sum, uint64_t key[2], struct err *e)
 {
 	sqlite3_stmt *st;
 	struct buf b;
@@ -470,6 +685,10 @@ fp_pred(struct store *s, const struct store_pred *p, char **names,
 		uint64_t h = h0;
 		char t = (char)('0' + sqlite3_column_int(st, 0));
 		int j;
+		key_add(key, key_row(hash_mix(FNV_INIT, (uint64_t)p->id), st,
+		    1 + p->arity));
+		if (!names)
+			continue;
 		for (j = 0; j < p->arity; j++) {
 			int64_t id = sqlite3_column_int64(st, 1 + j);
 			if (sqlite3_column_type(st, 1 + j) == SQLITE_NULL ||
@@ -486,28 +705,61 @@ fp_pred(struct store *s, const struct store_pred *p, char **names,
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, p->table);
 }
 
-/* The sum over evidence_atoms of the hash of atom text and truth digit
- * (order-free); computed per ev_ table from the constants' names, or
- * from the view when the ids do not make an array. */
-int
-store_evidence_fingerprint(struct store *s, char out[17], struct err *e)
+/* The cubes key's share of the catalogue and the domains: what
+ * cube_build_all reads besides the ev_ tables. */
+static int
+key_catalogue(struct store *s, uint64_t key[2], struct err *e)
 {
+	static const char tag[] = "sqlift cubes 1";  /* the builder's rules */
+	uint64_t h = fnv1a(FNV_INIT, tag, sizeof tag - 1);
 	sqlite3_stmt *st;
-	uint64_t sum = 0;
-	char **names;
-	int64_t nid = 0;
 	int rc;
 
-	if ((rc = names_by_id(s, &names, &nid, e)))
+	for (size_t i = 0; i < s->type_ids.n; i++)
+		h = hash_mix(h, (uint64_t)s->type_ids.v[i]);
+	for (size_t i = 0; i < s->preds.n; i++) {
+		const struct store_pred *p = &s->preds.v[i];
+		h = hash_mix(hash_mix(h, (uint64_t)p->id), (uint64_t)p->arity);
+		for (int j = 0; j < p->arity; j++)
+			h = hash_mix(h, (uint64_t)p->types[j]);
+		h = fnv1a(h, p->table, strlen(p->table) + 1);
+	}
+	key_add(key, h);
+	if ((rc = db_prep(s, sql_domains_all, &st, e)))
 		return rc;
-	if (names) {
-		for (size_t i = 0; i < s->preds.n && !rc; i++)
-			rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, e);
-		for (int64_t i = 0; i < nid; i++)
-			free(names[i]);
-		free(names);
-		if (rc)
-			return rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		key_add(key, key_row(hash_mix(FNV_INIT, 0x646f6dULL), st, 2));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_err(s, e, "domains");
+}
+
+/* The sum over evidence_atoms of the hash of atom text and truth digit
+ * (order-free); computed per ev_ table from the constants' names, or
+ * from the view when the ids do not make an array.  The cubes key comes
+ * from the same scans of the ev_ tables, by ids. */
+int
+store_evidence_fingerprint(struct store *s, char out[17], char key[33],
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	uint64_t sum = 0, k[2] = { 0, 0 };
+	char **names;
+	int64_t nid = 0;
+	int rc, named, owned;
+
+	if ((rc = names_get(s, &names, &nid, &owned, e)))
+		return rc;
+	named = names != NULL;
+	for (size_t i = 0; i < s->preds.n && !rc; i++)
+		rc = fp_pred(s, &s->preds.v[i], names, nid, &sum, k, e);
+	if (owned)
+		free(names);  /* one block with the names */
+	if (rc || (key && (rc = key_catalogue(s, k, e))))
+		return rc;
+	if (key)
+		snprintf(key, 33, "%016llx%016llx", (unsigned long long)k[0],
+		    (unsigned long long)k[1]);
+	if (named) {
 		snprintf(out, 17, "%016llx", (unsigned long long)sum);
 		return 0;
 	}

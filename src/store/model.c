@@ -38,6 +38,11 @@ model_cache_free(struct store *s)
 		free(s->dom_bits.v[i]);
 	s->dom_bits.n = s->dom_cap.n = s->dom_n.n = 0;
 	smap_free(&s->consts);
+	s->consts_ok = 0;
+	free(s->names);
+	s->names = NULL;
+	s->nnames = 0;
+	s->names_ok = 0;
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	s->const_put = s->domain_put = NULL;
@@ -160,7 +165,8 @@ pred_args_load(struct store *s, sqlite3_stmt *args, struct store_pred *p,
 	return 0;
 }
 
-/* Loads predicates, types, constants and domain membership. */
+/* Loads types and predicates; the constants and domain membership wait
+ * for store_consts_load (a run does not need them). */
 int
 model_cache_load(struct store *s, struct err *e)
 {
@@ -233,8 +239,33 @@ model_cache_load(struct store *s, struct err *e)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = db_prep(s, sql_consts_all, &st, e)))
+	if ((rc = db_prep(s, sql_const_put, &s->const_put, e)) ||
+	    (rc = db_prep(s, sql_domain_put, &s->domain_put, e)))
 		goto done;
+	s->max_arity = 0;
+	for (size_t i = 0; i < s->preds.n; i++)
+		if (s->preds.v[i].arity > s->max_arity)
+			s->max_arity = s->preds.v[i].arity;
+	s->pend_size = sizeof(struct pend_atom) +
+	    (size_t)s->max_arity * sizeof(int64_t);
+	s->cache_ok = 1;
+	rc = 0;
+done:
+	sqlite3_finalize(st);
+	sqlite3_finalize(args);
+	return rc;
+}
+
+int
+store_consts_load(struct store *s, struct err *e)
+{
+	sqlite3_stmt *st = NULL;
+	int rc;
+
+	if (s->consts_ok)
+		return 0;
+	if ((rc = db_prep(s, sql_consts_all, &st, e)))
+		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
 			rc = err_set(e, SQLIFT_EDB, "%s: corrupt database: a "
@@ -258,20 +289,10 @@ model_cache_load(struct store *s, struct err *e)
 			goto done;
 		}
 	}
-	if ((rc = db_prep(s, sql_const_put, &s->const_put, e)) ||
-	    (rc = db_prep(s, sql_domain_put, &s->domain_put, e)))
-		goto done;
-	s->max_arity = 0;
-	for (size_t i = 0; i < s->preds.n; i++)
-		if (s->preds.v[i].arity > s->max_arity)
-			s->max_arity = s->preds.v[i].arity;
-	s->pend_size = sizeof(struct pend_atom) +
-	    (size_t)s->max_arity * sizeof(int64_t);
-	s->cache_ok = 1;
-	rc = 0;
+	rc = rc == SQLITE_DONE ? 0 : db_err(s, e, "domains");
+	s->consts_ok = !rc;
 done:
 	sqlite3_finalize(st);
-	sqlite3_finalize(args);
 	return rc;
 }
 

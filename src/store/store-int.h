@@ -22,16 +22,24 @@ struct store {
 	int committed;         /* something was committed to it */
 	int in_tx;
 	int shadow;            /* cubes and blocks go to temp tables */
+	int shadow_made;       /* those temp tables exist (hiding main's) */
 	int busy_ms;           /* how long to wait for another's lock */
 	/* The catalogue, loaded at the start of each transaction by
 	 * model_cache_load() and freed by model_cache_free(): valid while
-	 * cache_ok.  pstmt.v[i] belongs to preds.v[i]. */
+	 * cache_ok; its constants and domains (consts to dom_n) only once
+	 * store_consts_load() has set consts_ok.  pstmt.v[i] belongs to preds.v[i]. */
 	int cache_ok;
 	VEC(struct store_pred) preds;
 	VEC(struct pred_stmt) pstmt;
 	struct smap predmap;
 	VEC(int64_t) type_ids;
 	VEC(char *) type_names;
+	int consts_ok;         /* consts, dom_bits, dom_n loaded */
+	/* evidence.c: constants' names by id (one block, names_by_id), kept
+	 * for the rest of a snapshot or shadow transaction, which adds none */
+	char **names;
+	int64_t nnames;
+	int names_ok;
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;

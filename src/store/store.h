@@ -103,8 +103,11 @@ void store_domains_free(struct mln_domain *dom, int n);
 typedef int (*store_atom_fn)(void *ctx, const int64_t *args, int truth);
 int store_atoms_each(struct store *s, int pred, store_atom_fn fn, void *ctx,
     struct err *e) WUR;
-/* A fingerprint of all evidence (order-independent). */
-int store_evidence_fingerprint(struct store *s, char out[17],
+/* A fingerprint of all evidence (order-independent), by the constants'
+ * names; and, unless key is NULL, the cubes key: a hash of everything
+ * cube_build_all reads (the catalogue, the domains and the evidence, by
+ * ids), which tells whether stored cubes are current. */
+int store_evidence_fingerprint(struct store *s, char out[17], char key[33],
     struct err *e) WUR;
 
 struct store_run {
@@ -192,8 +195,18 @@ int store_cube_groups(struct store *s, int dim, struct store_ids *vals,
 /* The atoms inside the current cube, arity ids per atom, appended. */
 int store_cube_rows(struct store *s, struct store_ids *rows,
     struct err *e) WUR;
-/* Deletes all cubes and blocks. */
+/* Deletes all cubes and blocks (main's with their key; in a snapshot or
+ * shadow transaction it first makes the temp tables that hide main's). */
 int store_cubes_clear(struct store *s, struct err *e) WUR;
+/* After a build into main: records the cubes key of what it was built
+ * from (meta 'cubes_key'); nothing in a snapshot or shadow transaction. */
+int store_cubes_stamp(struct store *s, struct err *e) WUR;
+/* *yes = 1 when main's cubes and blocks are visible and were built from
+ * exactly the inputs whose cubes key is key (store_evidence_fingerprint):
+ * then they are what cube_build_all would build, and may be read as
+ * they are. */
+int store_cubes_current(struct store *s, const char *key, int *yes,
+    struct err *e) WUR;
 /* Stores a cube (truth 1, 0, or -1 for unknown) with its sides; bit j
  * of negated: side j lists the constants left out. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
@@ -204,7 +217,12 @@ int store_domain_ids(struct store *s, int t, struct store_ids *out,
 /* Types as stored: their number, and the index of a type id. */
 int store_ntypes(const struct store *s);
 int store_type_at(const struct store *s, int64_t type_id);
-/* 1 if constant cid is in the domain of type index t (store_type_at). */
+/* Loads the constants and domain membership into the transaction's
+ * catalogue, once (loads and the cube builder need them, a run that
+ * reads stored cubes does not). */
+int store_consts_load(struct store *s, struct err *e) WUR;
+/* 1 if constant cid is in the domain of type index t (store_type_at);
+ * after store_consts_load. */
 int store_in_domain(const struct store *s, int t, int64_t cid);
 /* The evidence signature entries of every constant (store_sig_each) and
  * the pairs of constants of one type that share an atom
@@ -225,14 +243,17 @@ int store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
  * blocks numbered from 0 up; prints a line to report (may be NULL). */
 int store_blocks_put(struct store *s, int t, const int64_t *ids,
     const int *block, size_t n, FILE *report, struct err *e) WUR;
-/* Calls fn for each cube of predicate pred (store index) with its truth
- * (1, 0) and its sides; stops at a non-zero return. */
+/* Calls fn for each known cube of predicate pred (store index), in cube
+ * order, with its truth (1, 0) and its sides; stops at a non-zero
+ * return.  Sides that are not arity JSON arrays of integers: a corrupt
+ * database. */
 typedef int (*store_cube_fn)(void *ctx, int truth, int arity,
     const struct store_ids *sides);
 int store_cubes_each(struct store *s, int pred, store_cube_fn fn, void *ctx,
     struct err *e) WUR;
-/* The block of every constant of the type named type (constants without
- * one get -1); fn gets const id and block. */
+/* fn gets const id and block of every constant of the type named type
+ * that has a block (in no particular order; a constant it is not called
+ * for has none). */
 typedef int (*store_block_fn)(void *ctx, int64_t const_id, int block);
 int store_blocks_each(struct store *s, const char *type, store_block_fn fn,
     void *ctx, struct err *e) WUR;

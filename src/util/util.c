@@ -244,7 +244,7 @@ smap_slot(const struct smap *m, uint64_t h, const char *key, size_t len)
 {
 	size_t i = (size_t)h & (m->cap - 1);
 
-	while (m->v[i].key && (m->v[i].hash != h ||
+	while (m->v[i].key && (m->v[i].hash != (uint32_t)h ||
 	    strncmp(m->v[i].key, key, len) != 0 || m->v[i].key[len] != '\0'))
 		i = (i + 1) & (m->cap - 1);
 	return i;
@@ -267,14 +267,15 @@ smap_get(const struct smap *m, const char *key)
 	return smap_getn(m, key, strlen(key));
 }
 
-/* twice the slots; keys keep their hashes */
+/* cap slots (a power of two, at least twice m's keys); keys keep
+ * their hashes */
 static int
-smap_rehash(struct smap *m)
+smap_resize(struct smap *m, size_t cap)
 {
 	struct smap n;
 
 	n = *m;
-	n.cap = m->cap ? m->cap * 2 : 16;
+	n.cap = cap;
 	n.n = 0;
 	if (!(n.v = xcalloc(n.cap, sizeof *n.v)))
 		return -1;
@@ -290,6 +291,23 @@ smap_rehash(struct smap *m)
 	free(m->v);
 	*m = n;
 	return 0;
+}
+
+/* twice the slots */
+static int
+smap_rehash(struct smap *m)
+{
+	return smap_resize(m, m->cap ? m->cap * 2 : 16);
+}
+
+int
+smap_reserve(struct smap *m, size_t n)
+{
+	size_t cap = m->cap ? m->cap : 16;
+
+	while ((n + 1) * 2 > cap)
+		cap *= 2;
+	return cap > m->cap ? smap_resize(m, cap) : 0;
 }
 
 /* A copy of key[0 .. len) with a NUL, in m's chunks (one allocation
@@ -329,10 +347,54 @@ smap_putn(struct smap *m, const char *key, size_t len, int val)
 	if (!m->v[i].key) {
 		if (!(m->v[i].key = smap_keep(m, key, len)))
 			return -1;
-		m->v[i].hash = h;
+		m->v[i].hash = (uint32_t)h;
 		m->n++;
 	}
 	m->v[i].val = val;
+	return 0;
+}
+
+int
+smap_intern(struct smap *m, const char *key, size_t len, int val,
+    const char **kept)
+{
+	uint64_t h = fnv1a(FNV_INIT, key, len);
+	size_t i;
+
+	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
+		return -1;
+	i = smap_slot(m, h, key, len);
+	if (!m->v[i].key) {
+		if (!(m->v[i].key = smap_keep(m, key, len)))
+			return -1;
+		m->v[i].hash = (uint32_t)h;
+		m->v[i].val = val;
+		m->n++;
+	}
+	*kept = m->v[i].key;
+	return m->v[i].val;
+}
+
+int
+smap_copy(struct smap *dst, const struct smap *src,
+    void (*each)(void *arg, const char *key, int val), void *arg)
+{
+	if (!src->cap)
+		return 0;
+	/* the same slots, so no key is hashed or compared again */
+	if (!(dst->v = xcalloc(src->cap, sizeof *dst->v)))
+		return -1;
+	dst->cap = src->cap;
+	for (size_t i = 0; i < src->cap; i++)
+		if (src->v[i].key) {
+			dst->v[i] = src->v[i];
+			if (!(dst->v[i].key = smap_keep(dst, src->v[i].key,
+			    strlen(src->v[i].key))))
+				return -1;
+			dst->n++;
+			if (each)
+				each(arg, dst->v[i].key, dst->v[i].val);
+		}
 	return 0;
 }
 

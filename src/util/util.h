@@ -58,8 +58,8 @@ int vec_grow_(void **v, size_t *cap, size_t need, size_t item) WUR;
 /* Open-addressing map from strings to ints; keys are copied. */
 struct smap {
 	struct sment {       /* a slot: key NULL when empty */
-		uint64_t hash;   /* fnv1a of key */
 		char *key;
+		uint32_t hash;   /* fnv1a of key, its low 32 bits (the slot's) */
 		int val;
 	} *v;
 	size_t n, cap;       /* cap is a power of two */
@@ -74,6 +74,17 @@ int smap_getn(const struct smap *m, const char *key, size_t len);
 /* Inserts or replaces; -1 on out of memory. */
 int smap_put(struct smap *m, const char *key, int val) WUR;
 int smap_putn(struct smap *m, const char *key, size_t len, int val) WUR;
+/* Makes room for n keys in all without a rehash; -1 on out of memory. */
+int smap_reserve(struct smap *m, size_t n) WUR;
+/* The value of key[0 .. len), or, when it has none, val (>= 0) put for
+ * it; *kept: the map's copy of the key (valid until smap_free).  One
+ * probe; -1 on out of memory. */
+int smap_intern(struct smap *m, const char *key, size_t len, int val,
+    const char **kept) WUR;
+/* dst (initialised, empty) becomes a copy of src; -1 on out of memory.
+ * each(arg, key, val) is called with dst's copy of every key. */
+int smap_copy(struct smap *dst, const struct smap *src,
+    void (*each)(void *arg, const char *key, int val), void *arg) WUR;
 
 uint64_t fnv1a(uint64_t h, const void *p, size_t n);
 #define FNV_INIT 0xcbf29ce484222325ULL

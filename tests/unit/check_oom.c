@@ -29,6 +29,7 @@ static const char *MB_MODEL =
     "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n";
 static const char *MB_EVIDENCE = "!Cancer(B)\nCancer(D)\n";
 static const char *model, *evidence;  /* of the sweep: MODEL by default */
+static int with_cubes;  /* the sweep's database has stored cubes */
 
 /* The database tu_dir/oom-ref.db holding the model, the evidence and run
  * 1 of o, done without a failure. */
@@ -46,6 +47,8 @@ setup_db(const struct sqlift_infer_opts *o)
 	ck_assert_msg(sqlift_load(h, tu_file("oom.mln", model ? model : MODEL),
 	    ev, 1, 0,
 	    &n) == 0, "%s", sqlift_errmsg(h));
+	if (with_cubes)
+		ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
 	ck_assert_msg(sqlift_infer(h, o, &run) == 0, "%s", sqlift_errmsg(h));
 	ck_assert_int_eq(run, 1);
 	sqlift_close(h);
@@ -210,6 +213,20 @@ START_TEST(test_oom_exact)
 }
 END_TEST
 
+/* An exact run that reads the cubes and blocks `sqlift cubes` stored
+ * (their key current: store_cubes_current). */
+START_TEST(test_oom_exact_cubes)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	o.method = "exact";
+	o.queries = "Smokes,Cancer";
+	with_cubes = 1;
+	ck_assert_int_gt(sweep(&o), 100);
+	with_cubes = 0;
+}
+END_TEST
+
 /* An exact run through the multi-block binomial (lifted/multibin.c). */
 START_TEST(test_oom_multibin)
 {
@@ -258,8 +275,8 @@ END_TEST
 int
 main(void)
 {
-	const TTest *const tests[] = { test_oom_exact, test_oom_multibin,
-	    test_oom_lis, test_oom_lis_tries };
+	const TTest *const tests[] = { test_oom_exact, test_oom_exact_cubes,
+	    test_oom_multibin, test_oom_lis, test_oom_lis_tries };
 	Suite *s;
 	TCase *tc;
 
