@@ -14,8 +14,8 @@ INSERT INTO temp.cube_side VALUES (?1, ?2);
 DELETE FROM temp.cube_side;
 
 -- name: cube_put
-INSERT INTO cubes (pred_id, truth, atoms, negated, sides)
-VALUES (?1, ?2, ?3, ?4, ?5);
+INSERT INTO cubes (pred_id, truth, atoms, negated, sides, eq, ne)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
 
 -- name: cubes_clear
 DELETE FROM cubes;
@@ -33,10 +33,16 @@ INSERT INTO blocks (type_id, block, const_id) VALUES
 
 -- name: cubes_of_pred
 -- one row per constant of a side, in cube, side and position order
-SELECT c.cube_id, c.truth, CAST(j.key AS INTEGER), x.value
+SELECT c.cube_id, c.truth, CAST(j.key AS INTEGER), x.value, c.eq, c.ne
 FROM cubes c, json_each(c.sides) j, json_each(j.value) x
 WHERE c.pred_id = ?1 AND c.truth IS NOT NULL
 ORDER BY c.cube_id, CAST(j.key AS INTEGER), x.key;
+
+-- name: const_by_name
+SELECT const_id FROM constants ORDER BY name;
+
+-- name: const_max
+SELECT coalesce(max(const_id), 0) FROM constants;
 
 -- name: blocks_of_type
 SELECT d.const_id, coalesce(b.block, -1) FROM domains d

@@ -221,12 +221,29 @@ store_cubes_clear(struct store *s, struct err *e)
 	return db_exec(s, sql_cubes_clear, e);
 }
 
+/* Appends pairs as a JSON array of arrays of two ints; the offset of
+ * the text in b, or -1 for none. */
+static long
+pairs_json(struct buf *b, const int (*pairs)[2], int n)
+{
+	long at = (long)b->len;
+
+	if (n == 0)
+		return -1;
+	for (int k = 0; k < n; k++)
+		buf_printf(b, "%s[%d,%d]", k ? "," : "[", pairs[k][0], pairs[k][1]);
+	buf_add(b, "]", 1);
+	return at;
+}
+
 int
 store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated, struct err *e)
+    const struct store_ids *sides, unsigned negated,
+    const struct store_cons *cons, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
 	struct buf *j = &s->cube.json;
+	long eq, ne, sl;
 	int r;
 
 	/* the sides as a JSON array of arrays of constant ids (no printf:
@@ -253,6 +270,9 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		buf_add(j, "]", 1);
 	}
 	buf_add(j, "]", 1);
+	sl = (long)j->len;
+	eq = cons ? pairs_json(j, (const int (*)[2])cons->eq, cons->neq) : -1;
+	ne = cons ? pairs_json(j, (const int (*)[2])cons->ne, cons->nne) : -1;
 	if (j->oom)
 		return err_oom(e);
 	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
@@ -262,10 +282,47 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
 	sqlite3_bind_int(st, 4, (int)negated);
-	sqlite3_bind_text(st, 5, j->s, (int)j->len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, j->s, (int)sl, SQLITE_STATIC);
+	if (eq < 0)
+		sqlite3_bind_null(st, 6);
+	else
+		sqlite3_bind_text(st, 6, j->s + eq, (int)((ne < 0 ? (long)j->len :
+		    ne) - eq), SQLITE_STATIC);
+	if (ne < 0)
+		sqlite3_bind_null(st, 7);
+	else
+		sqlite3_bind_text(st, 7, j->s + ne, (int)((long)j->len - ne),
+		    SQLITE_STATIC);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
 	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+/* The constant of argument (the SQL expression) q of a cube_atoms
+ * branch with negated sides m. */
+static void
+arg_case(struct buf *b, const char *q, int arity, unsigned m)
+{
+	buf_printf(b, "CASE %s", q);
+	for (int j = 0; j < arity; j++)
+		buf_printf(b, " WHEN %d THEN s%d.%s", j, j,
+		    (m >> j) & 1 ? "const_id" : "value");
+	buf_puts(b, " END");
+}
+
+/* " AND" the cube's constraints: no eq pair differs, no ne pair is
+ * equal. */
+static void
+cons_filter(struct buf *b, int arity, unsigned m)
+{
+	for (int k = 0; k < 2; k++) {
+		buf_printf(b, " AND NOT EXISTS (SELECT 1 FROM json_each(c.%s) q "
+		    "WHERE (", k ? "ne" : "eq");
+		arg_case(b, "json_extract(q.value, '$[0]')", arity, m);
+		buf_printf(b, ") %s (", k ? "=" : "<>");
+		arg_case(b, "json_extract(q.value, '$[1]')", arity, m);
+		buf_puts(b, "))");
+	}
 }
 
 int
@@ -304,8 +361,11 @@ store_cube_view(struct store *s, struct err *e)
 					    "JOIN constants k%d ON k%d.const_id = s%d.value", j, j,
 					    j, j, j);
 			}
-			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u\n"
-			    "UNION ALL\n", (long long)p->id, m);
+			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u",
+			    (long long)p->id, m);
+			if (p->arity >= 2)
+				cons_filter(&b, p->arity, m);
+			buf_puts(&b, "\nUNION ALL\n");
 		}
 	}
 	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
@@ -484,13 +544,51 @@ store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
 	return rc;
 }
 
+/* Reads the pairs of a JSON array of pairs of argument indices (NULL:
+ * none) into *out; -1 when it is not such an array below arity. */
+static int
+pairs_read(const unsigned char *x, int arity, int (**out)[2], int *n,
+    int *cap)
+{
+	int num[2], k = 0;
+
+	*n = 0;
+	for (; x && *x; x++) {
+		long v;
+		if (*x < '0' || *x > '9')
+			continue;
+		for (v = 0; *x >= '0' && *x <= '9' && v < 64; x++)
+			v = v * 10 + (*x - '0');
+		if (v >= arity)
+			return -1;
+		num[k++] = (int)v;
+		if (k == 2) {
+			if (*n == *cap) {
+				int c = *cap ? *cap * 2 : 8;
+				int (*p)[2] = xrealloc(*out, (size_t)c * sizeof *p);
+				if (!p)
+					return -2;
+				*out = p;
+				*cap = c;
+			}
+			(*out)[(*n)++][0] = num[0];
+			(*out)[*n - 1][1] = num[1];
+			k = 0;
+		}
+		if (!*x)
+			break;
+	}
+	return k ? -1 : 0;
+}
+
 int
 store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
     struct err *e)
 {
 	sqlite3_stmt *st;
 	struct store_ids side[64];
-	int ar = s->preds.v[pi].arity, rc, r, truth = 0;
+	struct store_cons cons = { 0 };
+	int ar = s->preds.v[pi].arity, rc, r, truth = 0, cap[2] = { 0, 0 };
 	int64_t cube = -1;
 
 	if (ar > 64)
@@ -502,7 +600,7 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 	for (;;) {
 		r = sqlite3_step(st);
 		if (r != SQLITE_ROW || sqlite3_column_int64(st, 0) != cube) {
-			if (cube >= 0 && (rc = fn(ctx, truth, ar, side)))
+			if (cube >= 0 && (rc = fn(ctx, truth, ar, side, &cons)))
 				break;
 			for (int i = 0; i < ar; i++)
 				side[i].n = 0;
@@ -510,6 +608,16 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 				break;
 			cube = sqlite3_column_int64(st, 0);
 			truth = sqlite3_column_int(st, 1);
+			if ((rc = pairs_read(sqlite3_column_text(st, 4), ar, &cons.eq,
+			    &cons.neq, &cap[0])) == 0)
+				rc = pairs_read(sqlite3_column_text(st, 5), ar, &cons.ne,
+				    &cons.nne, &cap[1]);
+			if (rc) {
+				rc = rc == -2 ? err_oom(e) : err_set(e, SQLIFT_EDB,
+				    "%s: corrupt database: cube %lld has a constraint "
+				    "outside its arguments", s->path, (long long)cube);
+				break;
+			}
 		}
 		if (VEC_PUSH(side[sqlite3_column_int(st, 2)],
 		    sqlite3_column_int64(st, 3)) < 0) {
@@ -522,6 +630,46 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 	sqlite3_finalize(st);
 	for (int i = 0; i < ar; i++)
 		free(side[i].v);
+	free(cons.eq);
+	free(cons.ne);
+	return rc;
+}
+
+int
+store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r, k = 0;
+
+	*rank = NULL;
+	if ((rc = db_prep(s, sql_const_max, &st, e)))
+		return rc;
+	r = sqlite3_step(st);
+	*maxid = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW)
+		return db_err(s, e, "constants");
+	if (*maxid < 0 || *maxid > INT32_MAX - 1)
+		return err_set(e, SQLIFT_EDB, "%s: corrupt database: constant id "
+		    "%lld", s->path, (long long)*maxid);
+	if (!(*rank = xmalloc(((size_t)*maxid + 1) * sizeof **rank)))
+		return err_oom(e);
+	memset(*rank, -1, ((size_t)*maxid + 1) * sizeof **rank);
+	if ((rc = db_prep(s, sql_const_by_name, &st, e)))
+		goto fail;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id >= 0 && id <= *maxid)
+			(*rank)[id] = k++;
+	}
+	sqlite3_finalize(st);
+	if (r == SQLITE_DONE)
+		return 0;
+	rc = db_err(s, e, "constants");
+fail:
+	free(*rank);
+	*rank = NULL;
 	return rc;
 }
 

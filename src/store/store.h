@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 struct store;
 
@@ -194,10 +194,22 @@ int store_cube_rows(struct store *s, struct store_ids *rows,
     struct err *e) WUR;
 /* Deletes all cubes and blocks. */
 int store_cubes_clear(struct store *s, struct err *e) WUR;
-/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides; bit j
- * of negated: side j lists the constants left out. */
+/* The setineq constraints of a cube: pairs of argument indices whose
+ * constants are equal (eq) or differ (ne). */
+struct store_cons {
+	int neq, nne;
+	int (*eq)[2], (*ne)[2];
+};
+/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides and its
+ * constraints (cons may be NULL: none); bit j of negated: side j lists
+ * the constants left out. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated, struct err *e) WUR;
+    const struct store_ids *sides, unsigned negated,
+    const struct store_cons *cons, struct err *e) WUR;
+/* The rank of every constant's name: rank[id] for ids up to *maxid
+ * (-1 for no constant); caller frees. */
+int store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+    struct err *e) WUR;
 /* The constant ids of the domain of stored type index t, appended. */
 int store_domain_ids(struct store *s, int t, struct store_ids *out,
     struct err *e) WUR;
@@ -226,9 +238,10 @@ int store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
 int store_blocks_put(struct store *s, int t, const int64_t *ids,
     const int *block, size_t n, FILE *report, struct err *e) WUR;
 /* Calls fn for each cube of predicate pred (store index) with its truth
- * (1, 0) and its sides; stops at a non-zero return. */
+ * (1, 0), its sides and its constraints (argument indices below arity);
+ * stops at a non-zero return. */
 typedef int (*store_cube_fn)(void *ctx, int truth, int arity,
-    const struct store_ids *sides);
+    const struct store_ids *sides, const struct store_cons *cons);
 int store_cubes_each(struct store *s, int pred, store_cube_fn fn, void *ctx,
     struct err *e) WUR;
 /* The block of every constant of the type named type (constants without
