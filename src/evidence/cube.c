@@ -557,7 +557,7 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	g.in_memory = cube_mem_limit();
 	/* the blocks first: the cover is by blocks; the names order it */
 	if ((rc = store_cubes_clear(s, e)) ||
-	    (rc = coarse_blocks(s, report, &g.tb, e)) ||
+	    (rc = coarse_blocks(s, NULL, &g.tb, e)) ||
 	    (rc = store_const_ranks(s, &g.rank, &g.maxid, e)))
 		goto done;
 	if (!(g.bm = xcalloc((size_t)g.ntypes + 1, sizeof *g.bm))) {
@@ -587,6 +587,9 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	if (g.open)
 		store_cube_close(s);
 	g.open = 0;
+	/* the types' lines after the predicates' */
+	for (int t = 0; t < g.ntypes; t++)
+		store_blocks_report(s, t, g.tb[t].n, g.tb[t].nblocks, report);
 	rc = store_cube_view(s, e);
 done:
 	if (g.open)

@@ -394,6 +394,15 @@ store_domain_ids(struct store *s, int t, struct store_ids *out, struct err *e)
 
 #define BLOCK_ROWS 64          /* rows per INSERT of the blocks */
 
+void
+store_blocks_report(const struct store *s, int t, size_t n, int nblocks,
+    FILE *report)
+{
+	if (report)
+		fprintf(report, "type %-19s %9zu constants in %6d blocks\n",
+		    s->type_names.v[t], n, nblocks);
+}
+
 int
 store_blocks_put(struct store *s, int t, const int64_t *ids,
     const int *block, size_t n, FILE *report, struct err *e)
@@ -441,9 +450,7 @@ store_blocks_put(struct store *s, int t, const int64_t *ids,
 	for (i = 0; i < n; i++)
 		if (block[i] >= nblocks)
 			nblocks = block[i] + 1;
-	if (report)
-		fprintf(report, "type %-19s %9zu constants in %6d blocks\n",
-		    s->type_names.v[t], n, nblocks);
+	store_blocks_report(s, t, n, nblocks, report);
 done:
 	sqlite3_finalize(put);
 	sqlite3_finalize(put1);

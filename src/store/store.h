@@ -233,6 +233,10 @@ int store_sig_each(struct store *s, store_sig_fn fn, void *ctx,
 typedef int (*store_pair_fn)(void *ctx, int t, int64_t a, int64_t b);
 int store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
     struct err *e) WUR;
+/* Prints the line of type index t, n constants in nblocks blocks, to
+ * report (may be NULL). */
+void store_blocks_report(const struct store *s, int t, size_t n,
+    int nblocks, FILE *report);
 /* Stores the blocks of type index t: constant ids[i] in block[i], the
  * blocks numbered from 0 up; prints a line to report (may be NULL). */
 int store_blocks_put(struct store *s, int t, const int64_t *ids,
