@@ -31,6 +31,19 @@ fi
 . "$bench/md.sh"
 dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-cover.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
+# a libtool wrapper is replaced by its .libs binary, and each binary
+# gets the libraries of its own folder (as same.sh does)
+for v in OLD NEW; do
+	eval "b=\$$v"
+	if [ -x "$(dirname "$b")/.libs/$(basename "$b")" ]; then
+		b=$(dirname "$b")/.libs/$(basename "$b")
+	fi
+	printf '#!/bin/sh\nLD_LIBRARY_PATH=%s exec %s "$@"\n' \
+	    "$(cd "$(dirname "$b")" && pwd)" "$(cd "$(dirname "$b")" &&
+	    pwd)/$(basename "$b")" >"$dir/$v"
+	chmod +x "$dir/$v"
+	eval "$v=\$dir/\$v"
+done
 
 # the dumps: name, then the load arguments
 dumps() {
@@ -173,6 +186,6 @@ for f in 1 2 3 4; do
 		# shellcheck disable=SC2059 # the format is fmt's
 		printf "$(fmt '%-6s %-3s %-22s %-22s %9s %6s %9s\n')" "imdb$f" "$ql" \
 		    "$lo" "$ln" "$(awk -v a="$lo" -v b="$ln" 'BEGIN { d = (a - b) / a;
-		    if (d < 0) d = -d; printf "%.1e", d }')" "$1" "$2"
+		    if (d < 0) d = -d; printf "%.1e", d + 0 }')" "$1" "$2"
 	done
 done

@@ -129,7 +129,11 @@ bmem_get(struct sigs *g, int t)
 	    !(m->ids = xcalloc(b->n + 1, sizeof *m->ids)) ||
 	    !(ord = xcalloc(b->n + 1, sizeof *ord)) ||
 	    !(tmp = xcalloc(b->n + 1, sizeof *tmp))) {
+		free(m->at);    /* not filled: m->at stays NULL */
+		free(m->ids);
 		free(ord);
+		m->at = NULL;
+		m->ids = NULL;
 		return -1;
 	}
 	for (size_t k = 0; k < b->n; k++)
