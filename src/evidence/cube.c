@@ -96,62 +96,49 @@ known_add(struct sigs *g, const struct store_ids *side)
 	return 0;
 }
 
+/* Is constant v of argument last equal to a fixed partner of one of
+ * its inequalities? */
+static int
+ne_hit(const struct store_cons *cons, const struct store_ids *side,
+    int last, int64_t v)
+{
+	for (int q = 0; q < cons->nne; q++)
+		if ((cons->ne[q][0] == last && side[cons->ne[q][1]].v[0] == v) ||
+		    (cons->ne[q][1] == last && side[cons->ne[q][0]].v[0] == v))
+			return 1;
+	return 0;
+}
+
 /* The products whose union is a cube with constraints, for the
  * complement: the arguments in a constraint take each constant of their
- * side in turn (those equal to an earlier one its constant), but for
- * one, in an inequality only, whose side loses its partners' constants;
- * so a diagonal or all pairs but the diagonal of n constants make n
- * products.  pos[0..npos) are the arguments still to fix. */
+ * side in turn (one equal to an earlier argument, that one's constant),
+ * but for last, in inequalities only, whose side loses its partners'
+ * constants; so a diagonal or all pairs but the diagonal of n constants
+ * make n products.  pos[0..npos) are the arguments still to fix. */
 static int
 known_expand(struct sigs *g, struct store_ids *side, const int *rep,
     const struct store_cons *cons, const int *pos, int npos, int last)
 {
-	int64_t one[64], rest[64 + 1];
+	int64_t one[64];
 	struct store_ids keep;
 	int rc = 0;
 
+	if (npos == 0 && last < 0)
+		return known_add(g, side);
 	if (npos == 0) {
+		int64_t *v;
 		size_t n = 0;
-		if (last < 0)
-			return known_add(g, side);
 		keep = side[last];
-		for (size_t k = 0; k < keep.n; k++) {
-			int out = 0;
-			for (int q = 0; q < cons->nne && !out; q++)
-				out = (cons->ne[q][0] == last &&
-				    side[cons->ne[q][1]].v[0] == keep.v[k]) ||
-				    (cons->ne[q][1] == last &&
-				    side[cons->ne[q][0]].v[0] == keep.v[k]);
-			if (!out && n < 64)
-				rest[n] = keep.v[k];
-			n += !out;
-		}
-		if (n == 0)
-			return 0;
-		if (n > 64) {
-			/* a side of more than 64: filtered into a copy */
-			int64_t *v = xmalloc(n * sizeof *v);
-			if (!v)
-				return -1;
-			n = 0;
-			for (size_t k = 0; k < keep.n; k++) {
-				int out = 0;
-				for (int q = 0; q < cons->nne && !out; q++)
-					out = (cons->ne[q][0] == last &&
-					    side[cons->ne[q][1]].v[0] == keep.v[k]) ||
-					    (cons->ne[q][1] == last &&
-					    side[cons->ne[q][0]].v[0] == keep.v[k]);
-				if (!out)
-					v[n++] = keep.v[k];
-			}
-			side[last] = (struct store_ids){ v, n, 0 };
+		if (!(v = xmalloc((keep.n + 1) * sizeof *v)))
+			return -1;
+		for (size_t k = 0; k < keep.n; k++)
+			if (!ne_hit(cons, side, last, keep.v[k]))
+				v[n++] = keep.v[k];
+		side[last] = (struct store_ids){ v, n, 0 };
+		if (n > 0)
 			rc = known_add(g, side);
-			free(v);
-		} else {
-			side[last] = (struct store_ids){ rest, n, 0 };
-			rc = known_add(g, side);
-		}
 		side[last] = keep;
+		free(v);
 		return rc;
 	}
 	keep = side[pos[0]];
