@@ -14,8 +14,8 @@ INSERT INTO temp.cube_side VALUES (?1, ?2);
 DELETE FROM temp.cube_side;
 
 -- name: cube_put
-INSERT INTO cubes (pred_id, truth, atoms, negated, sides)
-VALUES (?1, ?2, ?3, ?4, ?5);
+INSERT INTO cubes (pred_id, truth, atoms, negated, sides, eq, ne)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7);
 
 -- name: cubes_clear
 DELETE FROM cubes;
@@ -43,10 +43,16 @@ INSERT INTO blocks (type_id, block, const_id) VALUES (?1, ?2, ?3);
 INSERT INTO blocks (type_id, block, const_id) VALUES
 
 -- name: cubes_of_pred
--- the known cubes of a predicate in cube order; store_cubes_each parses
--- their sides
-SELECT cube_id, truth, sides FROM cubes
+-- the known cubes of a predicate in cube order, with their constraints;
+-- store_cubes_each parses their sides
+SELECT cube_id, truth, sides, eq, ne FROM cubes
 WHERE pred_id = ?1 AND truth IS NOT NULL ORDER BY cube_id;
+
+-- name: const_by_name
+SELECT const_id FROM constants ORDER BY name;
+
+-- name: const_max
+SELECT coalesce(max(const_id), 0) FROM constants;
 
 -- name: blocks_of_type
 -- the blocks of a type's constants (a constant of its domain without a

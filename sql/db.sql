@@ -45,7 +45,9 @@ CREATE TEMP TABLE cubes (
   truth   INTEGER,
   atoms   INTEGER NOT NULL,
   negated INTEGER NOT NULL DEFAULT 0,
-  sides   TEXT NOT NULL
+  sides   TEXT NOT NULL,
+  eq      TEXT,
+  ne      TEXT
 );
 
 -- name: commit

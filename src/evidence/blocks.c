@@ -37,15 +37,23 @@ struct rdc {
 };
 
 static int
-on_cube(void *ctx, int truth, int arity, const struct store_ids *sides)
+on_cube(void *ctx, int truth, int arity, const struct store_ids *sides,
+    const struct store_cons *cons)
 {
 	struct rdc *r = ctx;
-	struct ct_cube cu = { truth, arity, NULL, NULL };
+	struct ct_cube cu = { truth, arity, NULL, NULL, cons->neq, cons->nne,
+	    NULL, NULL };
 	int rc;
 
 	if (!(cu.npos = xcalloc((size_t)arity + 1, sizeof *cu.npos)) ||
-	    !(cu.pos = xcalloc((size_t)arity + 1, sizeof *cu.pos)))
+	    !(cu.pos = xcalloc((size_t)arity + 1, sizeof *cu.pos)) ||
+	    !(cu.eq = xcalloc((size_t)cu.neq + 1, sizeof *cu.eq)) ||
+	    !(cu.ne = xcalloc((size_t)cu.nne + 1, sizeof *cu.ne)))
 		goto oom;
+	if (cu.neq)
+		memcpy(cu.eq, cons->eq, (size_t)cu.neq * sizeof *cu.eq);
+	if (cu.nne)
+		memcpy(cu.ne, cons->ne, (size_t)cu.nne * sizeof *cu.ne);
 	for (int i = 0; i < arity; i++) {
 		int t = r->mp->types[i];
 		if (!(cu.pos[i] = xcalloc(sides[i].n + 1, sizeof **cu.pos)))
@@ -71,6 +79,8 @@ fail:
 		free(cu.pos[i]);
 	free(cu.pos);
 	free(cu.npos);
+	free(cu.eq);
+	free(cu.ne);
 	return rc;
 }
 

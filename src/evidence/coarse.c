@@ -211,17 +211,32 @@ ctype_free(struct ctype *c)
 	free(c->up);
 }
 
+void
+coarse_free(struct type_blocks *tb, int ntypes)
+{
+	for (int t = 0; tb && t < ntypes; t++) {
+		free(tb[t].ids);
+		free(tb[t].block);
+	}
+	free(tb);
+}
+
 int
-coarse_blocks(struct store *s, FILE *report, struct err *e)
+coarse_blocks(struct store *s, FILE *report, struct type_blocks **out,
+    struct err *e)
 {
 	struct coarse g = { 0 };
+	struct type_blocks *tb = NULL;
 	int *block = NULL, rc = 0;
 
 	g.e = e;
 	buf_init(&g.tb);
 	g.ntypes = store_ntypes(s);
-	if (!(g.ty = xcalloc((size_t)g.ntypes + 1, sizeof *g.ty)))
+	if (!(g.ty = xcalloc((size_t)g.ntypes + 1, sizeof *g.ty)) ||
+	    (out && !(tb = xcalloc((size_t)g.ntypes + 1, sizeof *tb)))) {
+		free(g.ty);
 		return err_oom(e);
+	}
 	for (int t = 0; t < g.ntypes && !rc; t++) {
 		struct ctype *c = &g.ty[t];
 		struct store_ids ids = { 0 };
@@ -263,8 +278,19 @@ coarse_blocks(struct store *s, FILE *report, struct err *e)
 			block[k] = (size_t)r == k ? nblocks++ : block[r];
 		}
 		rc = store_blocks_put(s, t, c->ids.v, block, c->ids.n, report, e);
+		if (tb) {
+			/* the caller's: the domain and its blocks */
+			tb[t] = (struct type_blocks){ c->ids.v, block, c->ids.n,
+			    nblocks };
+			c->ids.v = NULL;
+			block = NULL;
+		}
 	}
 	free(block);
+	if (rc)
+		coarse_free(tb, g.ntypes);
+	else if (out)
+		*out = tb;
 	for (int t = 0; t < g.ntypes; t++)
 		ctype_free(&g.ty[t]);
 	free(g.ty);

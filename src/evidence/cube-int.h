@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "evidence/coarse.h"
 #include "evidence/cube.h"
 
 /* The known cubes of the current predicate, kept for the complement: all
@@ -17,9 +18,20 @@ struct known {
 	size_t n;              /* cubes */
 };
 
+/* The constants of each block of a type, by name: block b's are
+ * ids[at[b]] up to ids[at[b + 1]]. */
+struct bmem {
+	int64_t *ids;
+	size_t *at;
+};
+
 /* The state of one build over all predicates. */
 struct sigs {
 	int ntypes;
+	struct type_blocks *tb;  /* per type: its blocks (coarse.c) */
+	struct bmem *bm;       /* per type: filled when first needed */
+	int *rank;             /* [const id]: rank of its name */
+	int64_t maxid;
 	struct known known;    /* of the current predicate */
 	int arity;
 	int64_t *dom_n;        /* [type index] domain size, -1 until read */
@@ -39,10 +51,11 @@ hash_id(int64_t v, size_t mask)
 }
 
 /* cube.c */
-/* Stores a known cube and appends its sides to the known cubes, for the
- * complement. */
+/* Stores a known cube with its constraints (cons may be NULL) and
+ * appends it to the known cubes, for the complement, as products. */
 int cube_emit(struct store *s, struct sigs *g, int pi, int truth,
-    int64_t atoms, const struct store_ids *side, struct err *e) WUR;
+    int64_t atoms, const struct store_ids *side,
+    const struct store_cons *cons, struct err *e) WUR;
 /* Most atoms first, then by value. */
 int cube_byc_desc(const void *x, const void *y);
 /* Heapsort: n log n at worst and no allocation (qsort may malloc). */
@@ -54,13 +67,16 @@ int cube_pick_dim(int arity, const struct store_ids *cnt, double full,
 void cube_pick_left(struct byc *bv, size_t nv, int complete, double slice,
     unsigned char *left);
 
+/* cover.c: the canonical cover of the n atoms in rows (arity ids each,
+ * borrowed) by cubes with constraints, stored in the order of the names
+ * of their constants. */
+int cover_run(struct store *s, struct sigs *g, int pi, int truth,
+    const int64_t *rows, size_t n, int64_t *ncubes, struct err *e) WUR;
+
 /* cube-mem.c */
 /* The limit cube_set_memory_limit() set: atoms up to this many are split
  * in memory. */
 long cube_mem_limit(void);
-/* Cubes of the n atoms in rows (arity ids each, borrowed). */
-int cube_mem_run(struct store *s, struct sigs *g, int pi, int truth,
-    const int64_t *rows, size_t n, int64_t *ncubes, struct err *e) WUR;
 /* Reads the atoms inside the current cube and splits them in memory. */
 int cube_mem_build(struct store *s, struct sigs *g, int pi, int truth,
     int64_t *ncubes, struct err *e) WUR;

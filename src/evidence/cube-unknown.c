@@ -47,7 +47,9 @@ struct comp {
 	size_t *pcube, *pnext;         /* a constant's cubes, linked */
 	size_t *head, *tail, *npairs;  /* per constant: its list */
 	size_t *group, *rep, *ngc;     /* its group; per group: a constant, size */
-	struct byc *ord;               /* (constant id, index) to sort */
+	struct byc *ord;               /* (name rank, index) to sort */
+	int64_t *xid;                  /* per index: the constant id */
+	const int *rank;               /* [const id]: rank of its name */
 	size_t tcap;
 	int64_t *hkey;                 /* hash table: constant id or list hash */
 	size_t *hval;
@@ -61,12 +63,16 @@ comp_scratch(struct comp *c, size_t np, size_t tsize)
 		size_t cap = np < 64 ? 64 : np * 2;
 		size_t *p = xrealloc(c->pcube, 9 * cap * sizeof *p);
 		struct byc *o;
+		int64_t *x;
 		if (!p)
 			return -1;
 		c->pcube = p;
 		if (!(o = xrealloc(c->ord, cap * sizeof *o)))
 			return -1;
 		c->ord = o;
+		if (!(x = xrealloc(c->xid, cap * sizeof *x)))
+			return -1;
+		c->xid = x;
 		c->cap = cap;
 		c->pnext = p + cap;
 		c->head = p + 2 * cap;
@@ -97,6 +103,7 @@ comp_free(struct comp *c)
 		free(c->side[i].v);
 	free(c->pcube);
 	free(c->ord);
+	free(c->xid);
 	free(c->hkey);
 	free(c->hval);
 }
@@ -108,7 +115,7 @@ comp_emit(struct comp *c)
 		return 0;
 	c->ncubes++;
 	return store_cube_put(c->s, c->pi, -1, (int64_t)c->atoms, c->side,
-	    c->neg, c->e);
+	    c->neg, NULL, c->e);
 }
 
 /* Sets side d to the constants in list (or all but them when negate). */
@@ -188,7 +195,8 @@ comp_rec(struct comp *c, int d, const int64_t *cubes, size_t nc)
 			if ((x = c->hval[h]) == SIZE_MAX) {
 				x = c->hval[h] = nd++;
 				c->hkey[h] = v[j];
-				c->ord[x] = (struct byc){ v[j], (int64_t)x };
+				c->ord[x] = (struct byc){ c->rank[v[j]], (int64_t)x };
+				c->xid[x] = v[j];
 				c->head[x] = SIZE_MAX;
 				c->npairs[x] = 0;
 			}
@@ -204,7 +212,7 @@ comp_rec(struct comp *c, int d, const int64_t *cubes, size_t nc)
 	}
 	cube_byc_sort(c->ord, nd, byc_val);
 	/* group the constants by their cube lists, groups numbered in the
-	 * order of their least constant */
+	 * order of their first constant by name */
 	if (!last) {
 		memset(c->hval, 0xff, tsize * sizeof *c->hval);
 		for (size_t r = 0; r < nd; r++) {
@@ -237,7 +245,7 @@ comp_rec(struct comp *c, int d, const int64_t *cubes, size_t nc)
 	gn = gcubes + nlist;
 	glen = gn + ng;
 	for (size_t r = 0; r < nd; r++)
-		used[r] = c->ord[r].val;
+		used[r] = c->xid[c->ord[r].count];
 	if (!last) {
 		size_t at = 0;
 		for (size_t gi = 0; gi < ng; gi++) {
@@ -248,7 +256,7 @@ comp_rec(struct comp *c, int d, const int64_t *cubes, size_t nc)
 		}
 		for (size_t r = 0; r < nd; r++) {
 			size_t x = (size_t)c->ord[r].count;
-			gconst[c->ngc[c->group[x]]++] = c->ord[r].val;
+			gconst[c->ngc[c->group[x]]++] = c->xid[x];
 		}
 		at = 0;
 		for (size_t gi = 0; gi < ng; gi++)
@@ -313,6 +321,7 @@ cube_complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
 	c.pi = pi;
 	c.arity = p->arity;
 	c.known = &g->known;
+	c.rank = g->rank;
 	c.atoms = 1;
 	c.e = e;
 	for (int i = 0; i < p->arity && !rc; i++)

@@ -577,9 +577,14 @@ cube_orbits(struct ct_theory *t, const struct mln_pred *mp,
 			return 0;
 	for (;;) {
 		int i;
+		int keep = 1;
 		for (i = 0; i < mp->arity; i++)
 			pos[i] = cu->pos[i][at[i]];
-		if (orbit_add(t, mp, pos, o) < 0)
+		for (int q = 0; q < cu->neq && keep; q++)
+			keep = pos[cu->eq[q][0]] == pos[cu->eq[q][1]];
+		for (int q = 0; q < cu->nne && keep; q++)
+			keep = pos[cu->ne[q][0]] != pos[cu->ne[q][1]];
+		if (keep && orbit_add(t, mp, pos, o) < 0)
 			return -1;
 		for (i = mp->arity - 1; i >= 0; i--) {
 			if (++at[i] < cu->npos[i])
@@ -678,8 +683,28 @@ merge_orbits(struct si_set *s, size_t from)
 	return 0;
 }
 
+/* Adds the constraints of cube cu to x (its sides set) and appends the
+ * canonical tuples of x to dst; 0 or -1 out of memory.  Sides of an
+ * equality are the same set (cover.c), so supports meet exactly. */
+static int
+cube_cons_tuples(struct ct_theory *t, const struct ct_cube *cu,
+    struct si_tuple *x, struct si_set *dst)
+{
+	for (int q = 0; q < cu->neq; q++)
+		si_eq(x, cu->eq[q][0], cu->eq[q][1]);
+	for (int q = 0; q < cu->nne; q++) {
+		int a = x->rep[cu->ne[q][0]], b = x->rep[cu->ne[q][1]];
+		if (a == b)
+			return 0;  /* x != x: no atom */
+		if (si_neq(x, a < b ? a : b, a < b ? b : a) < 0)
+			return -1;
+	}
+	return si_canon(x, t->sp, dst);
+}
+
 /* The evidence of every predicate as tuples over its arguments: a cube
- * whose sides are unions of blocks as one tuple, the others by orbits. */
+ * whose sides are unions of blocks as one tuple (with its = and !=), the
+ * others by orbits. */
 static int
 ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
 {
@@ -725,7 +750,12 @@ ev_sets(struct ct_theory *t, const struct ct_evidence *ev, struct err *e)
 					bits[b / 64] |= (uint64_t)1 << (b % 64);
 				}
 			}
-			if (VEC_PUSH(dst->v, x) < 0) {
+			if (cu->neq || cu->nne) {
+				/* a cube with = and != (evidence/cover.c): its
+				 * canonical tuples */
+				rc = cube_cons_tuples(t, cu, x, dst) < 0 ? err_oom(e) : 0;
+				si_tuple_free(x);
+			} else if (VEC_PUSH(dst->v, x) < 0) {
 				si_tuple_free(x);
 				rc = err_oom(e);
 			}
@@ -772,6 +802,8 @@ ct_evidence_free(struct ct_evidence *ev, int ntypes, int npreds)
 				free(cu->pos[i]);
 			free(cu->pos);
 			free(cu->npos);
+			free(cu->eq);
+			free(cu->ne);
 		}
 		free(ev->pred[p].cubes.v);
 	}

@@ -36,6 +36,8 @@ struct ct_cube {
 	int nargs;
 	int *npos;             /* per argument */
 	int **pos;             /* per argument: domain positions */
+	int neq, nne;          /* constraints: the product's atoms whose */
+	int (*eq)[2], (*ne)[2];  /* argument pairs eq are equal, ne differ */
 };
 #define CT_GROUND 2
 

@@ -231,6 +231,21 @@ store_cubes_clear(struct store *s, struct err *e)
 	return db_exec(s, sql_cubes_clear, e);
 }
 
+/* Appends pairs as a JSON array of arrays of two ints; the offset of
+ * the text in b, or -1 for none. */
+static long
+pairs_json(struct buf *b, const int (*pairs)[2], int n)
+{
+	long at = (long)b->len;
+
+	if (n == 0)
+		return -1;
+	for (int k = 0; k < n; k++)
+		buf_printf(b, "%s[%d,%d]", k ? "," : "[", pairs[k][0], pairs[k][1]);
+	buf_add(b, "]", 1);
+	return at;
+}
+
 int
 store_cubes_stamp(struct store *s, struct err *e)
 {
@@ -272,10 +287,12 @@ store_cubes_current(struct store *s, const char *key, int *yes,
 
 int
 store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated, struct err *e)
+    const struct store_ids *sides, unsigned negated,
+    const struct store_cons *cons, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
 	struct buf *j = &s->cube.json;
+	long eq, ne, sl;
 	int r;
 
 	/* the sides as a JSON array of arrays of constant ids (no printf:
@@ -302,6 +319,9 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		buf_add(j, "]", 1);
 	}
 	buf_add(j, "]", 1);
+	sl = (long)j->len;
+	eq = cons ? pairs_json(j, (const int (*)[2])cons->eq, cons->neq) : -1;
+	ne = cons ? pairs_json(j, (const int (*)[2])cons->ne, cons->nne) : -1;
 	if (j->oom)
 		return err_oom(e);
 	sqlite3_bind_int64(st, 1, s->preds.v[pi].id);
@@ -311,10 +331,47 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
 	sqlite3_bind_int(st, 4, (int)negated);
-	sqlite3_bind_text(st, 5, j->s, (int)j->len, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, j->s, (int)sl, SQLITE_STATIC);
+	if (eq < 0)
+		sqlite3_bind_null(st, 6);
+	else
+		sqlite3_bind_text(st, 6, j->s + eq, (int)((ne < 0 ? (long)j->len :
+		    ne) - eq), SQLITE_STATIC);
+	if (ne < 0)
+		sqlite3_bind_null(st, 7);
+	else
+		sqlite3_bind_text(st, 7, j->s + ne, (int)((long)j->len - ne),
+		    SQLITE_STATIC);
 	r = sqlite3_step(st);
 	sqlite3_reset(st);
 	return r == SQLITE_DONE ? 0 : db_err(s, e, "cubes");
+}
+
+/* The constant of argument (the SQL expression) q of a cube_atoms
+ * branch with negated sides m. */
+static void
+arg_case(struct buf *b, const char *q, int arity, unsigned m)
+{
+	buf_printf(b, "CASE %s", q);
+	for (int j = 0; j < arity; j++)
+		buf_printf(b, " WHEN %d THEN s%d.%s", j, j,
+		    (m >> j) & 1 ? "const_id" : "value");
+	buf_puts(b, " END");
+}
+
+/* " AND" the cube's constraints: no eq pair differs, no ne pair is
+ * equal. */
+static void
+cons_filter(struct buf *b, int arity, unsigned m)
+{
+	for (int k = 0; k < 2; k++) {
+		buf_printf(b, " AND NOT EXISTS (SELECT 1 FROM json_each(c.%s) q "
+		    "WHERE (", k ? "ne" : "eq");
+		arg_case(b, "json_extract(q.value, '$[0]')", arity, m);
+		buf_printf(b, ") %s (", k ? "=" : "<>");
+		arg_case(b, "json_extract(q.value, '$[1]')", arity, m);
+		buf_puts(b, "))");
+	}
 }
 
 int
@@ -353,8 +410,11 @@ store_cube_view(struct store *s, struct err *e)
 					    "JOIN constants k%d ON k%d.const_id = s%d.value", j, j,
 					    j, j, j);
 			}
-			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u\n"
-			    "UNION ALL\n", (long long)p->id, m);
+			buf_printf(&b, " WHERE c.pred_id = %lld AND c.negated = %u",
+			    (long long)p->id, m);
+			if (p->arity >= 2)
+				cons_filter(&b, p->arity, m);
+			buf_puts(&b, "\nUNION ALL\n");
 		}
 	}
 	buf_puts(&b, "SELECT NULL, NULL, NULL WHERE 0;");
@@ -382,6 +442,15 @@ store_domain_ids(struct store *s, int t, struct store_ids *out, struct err *e)
 }
 
 #define BLOCK_ROWS 64          /* rows per INSERT of the blocks */
+
+void
+store_blocks_report(const struct store *s, int t, size_t n, int nblocks,
+    FILE *report)
+{
+	if (report)
+		fprintf(report, "type %-19s %9zu constants in %6d blocks\n",
+		    s->type_names.v[t], n, nblocks);
+}
 
 int
 store_blocks_put(struct store *s, int t, const int64_t *ids,
@@ -430,9 +499,7 @@ store_blocks_put(struct store *s, int t, const int64_t *ids,
 	for (i = 0; i < n; i++)
 		if (block[i] >= nblocks)
 			nblocks = block[i] + 1;
-	if (report)
-		fprintf(report, "type %-19s %9zu constants in %6d blocks\n",
-		    s->type_names.v[t], n, nblocks);
+	store_blocks_report(s, t, n, nblocks, report);
 done:
 	sqlite3_finalize(put);
 	sqlite3_finalize(put1);
@@ -582,6 +649,43 @@ sides_parse(const char *p, int ar, struct store_ids *side, int *oom)
 	return i == ar && *p == ']' && !*ws(p + 1) ? 0 : -1;
 }
 
+/* Reads the pairs of a JSON array of pairs of argument indices (NULL:
+ * none) into *out; -1 when it is not such an array below arity. */
+static int
+pairs_read(const unsigned char *x, int arity, int (**out)[2], int *n,
+    int *cap)
+{
+	int num[2], k = 0;
+
+	*n = 0;
+	for (; x && *x; x++) {
+		long v;
+		if (*x < '0' || *x > '9')
+			continue;
+		for (v = 0; *x >= '0' && *x <= '9' && v < 64; x++)
+			v = v * 10 + (*x - '0');
+		if (v >= arity)
+			return -1;
+		num[k++] = (int)v;
+		if (k == 2) {
+			if (*n == *cap) {
+				int c = *cap ? *cap * 2 : 8;
+				int (*p)[2] = xrealloc(*out, (size_t)c * sizeof *p);
+				if (!p)
+					return -2;
+				*out = p;
+				*cap = c;
+			}
+			(*out)[(*n)++][0] = num[0];
+			(*out)[*n - 1][1] = num[1];
+			k = 0;
+		}
+		if (!*x)
+			break;
+	}
+	return k ? -1 : 0;
+}
+
 int
 store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
     struct err *e)
@@ -589,7 +693,8 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 	const struct store_pred *p = &s->preds.v[pi];
 	sqlite3_stmt *st;
 	struct store_ids side[64];
-	int ar = p->arity, rc = 0, r;
+	struct store_cons cons = { 0 };
+	int ar = p->arity, rc = 0, r, cap[2] = { 0, 0 };
 
 	if (ar > 64)
 		return err_set(e, SQLIFT_ELIMIT, "more than 64 arguments");
@@ -599,17 +704,27 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 	sqlite3_bind_int64(st, 1, p->id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *t = (const char *)sqlite3_column_text(st, 2);
+		long long id = (long long)sqlite3_column_int64(st, 0);
 		int oom = 0;
 		for (int i = 0; i < ar; i++)
 			side[i].n = 0;
 		if (!t || sides_parse(t, ar, side, &oom) < 0) {
 			rc = oom ? err_oom(e) : err_set(e, SQLIFT_EDB, "%s: corrupt "
 			    "database: cube %lld of %s: sides are not %d JSON arrays "
-			    "of constant ids", s->path,
-			    (long long)sqlite3_column_int64(st, 0), p->name, ar);
+			    "of constant ids", s->path, id, p->name, ar);
 			break;
 		}
-		if ((rc = fn(ctx, sqlite3_column_int(st, 1), ar, side)))
+		if ((rc = pairs_read(sqlite3_column_text(st, 3), ar, &cons.eq,
+		    &cons.neq, &cap[0])) == 0)
+			rc = pairs_read(sqlite3_column_text(st, 4), ar, &cons.ne,
+			    &cons.nne, &cap[1]);
+		if (rc) {
+			rc = rc == -2 ? err_oom(e) : err_set(e, SQLIFT_EDB,
+			    "%s: corrupt database: cube %lld of %s has a constraint "
+			    "outside its arguments", s->path, id, p->name);
+			break;
+		}
+		if ((rc = fn(ctx, sqlite3_column_int(st, 1), ar, side, &cons)))
 			break;
 	}
 	if (!rc && r != SQLITE_DONE)
@@ -617,6 +732,46 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 	sqlite3_finalize(st);
 	for (int i = 0; i < ar; i++)
 		free(side[i].v);
+	free(cons.eq);
+	free(cons.ne);
+	return rc;
+}
+
+int
+store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+    struct err *e)
+{
+	sqlite3_stmt *st;
+	int rc, r, k = 0;
+
+	*rank = NULL;
+	if ((rc = db_prep(s, sql_const_max, &st, e)))
+		return rc;
+	r = sqlite3_step(st);
+	*maxid = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW)
+		return db_err(s, e, "constants");
+	if (*maxid < 0 || *maxid > INT32_MAX - 1)
+		return err_set(e, SQLIFT_EDB, "%s: corrupt database: constant id "
+		    "%lld", s->path, (long long)*maxid);
+	if (!(*rank = xmalloc(((size_t)*maxid + 1) * sizeof **rank)))
+		return err_oom(e);
+	memset(*rank, -1, ((size_t)*maxid + 1) * sizeof **rank);
+	if ((rc = db_prep(s, sql_const_by_name, &st, e)))
+		goto fail;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id >= 0 && id <= *maxid)
+			(*rank)[id] = k++;
+	}
+	sqlite3_finalize(st);
+	if (r == SQLITE_DONE)
+		return 0;
+	rc = db_err(s, e, "constants");
+fail:
+	free(*rank);
+	*rank = NULL;
 	return rc;
 }
 

@@ -307,7 +307,7 @@ store_begin(struct store *s, struct err *e)
 	static const char *const migrations[] = {
 		sql_schema, sql_migrate2, sql_migrate3, sql_migrate4,
 		sql_migrate5, sql_migrate6, sql_migrate7, sql_migrate8,
-		sql_migrate9
+		sql_migrate9, sql_migrate10
 	};
 	_Static_assert(sizeof migrations / sizeof *migrations ==
 	    STORE_SCHEMA_VERSION, "one migration per schema version");

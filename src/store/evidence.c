@@ -710,7 +710,7 @@ fp_pred(struct store *s, const struct store_pred *p, char **names,
 static int
 key_catalogue(struct store *s, uint64_t key[2], struct err *e)
 {
-	static const char tag[] = "sqlift cubes 1";  /* the builder's rules */
+	static const char tag[] = "sqlift cubes 2";  /* the builder's rules */
 	uint64_t h = fnv1a(FNV_INIT, tag, sizeof tag - 1);
 	sqlite3_stmt *st;
 	int rc;

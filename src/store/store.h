@@ -11,7 +11,7 @@
 #include "mln/mln.h"
 #include "util/util.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 
 struct store;
 
@@ -207,10 +207,22 @@ int store_cubes_stamp(struct store *s, struct err *e) WUR;
  * they are. */
 int store_cubes_current(struct store *s, const char *key, int *yes,
     struct err *e) WUR;
-/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides; bit j
- * of negated: side j lists the constants left out. */
+/* The setineq constraints of a cube: pairs of argument indices whose
+ * constants are equal (eq) or differ (ne). */
+struct store_cons {
+	int neq, nne;
+	int (*eq)[2], (*ne)[2];
+};
+/* Stores a cube (truth 1, 0, or -1 for unknown) with its sides and its
+ * constraints (cons may be NULL: none); bit j of negated: side j lists
+ * the constants left out. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated, struct err *e) WUR;
+    const struct store_ids *sides, unsigned negated,
+    const struct store_cons *cons, struct err *e) WUR;
+/* The rank of every constant's name: rank[id] for ids up to *maxid
+ * (-1 for no constant); caller frees. */
+int store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+    struct err *e) WUR;
 /* The constant ids of the domain of stored type index t, appended. */
 int store_domain_ids(struct store *s, int t, struct store_ids *out,
     struct err *e) WUR;
@@ -239,16 +251,20 @@ int store_sig_each(struct store *s, store_sig_fn fn, void *ctx,
 typedef int (*store_pair_fn)(void *ctx, int t, int64_t a, int64_t b);
 int store_pairs_each(struct store *s, store_pair_fn fn, void *ctx,
     struct err *e) WUR;
+/* Prints the line of type index t, n constants in nblocks blocks, to
+ * report (may be NULL). */
+void store_blocks_report(const struct store *s, int t, size_t n,
+    int nblocks, FILE *report);
 /* Stores the blocks of type index t: constant ids[i] in block[i], the
  * blocks numbered from 0 up; prints a line to report (may be NULL). */
 int store_blocks_put(struct store *s, int t, const int64_t *ids,
     const int *block, size_t n, FILE *report, struct err *e) WUR;
 /* Calls fn for each known cube of predicate pred (store index), in cube
- * order, with its truth (1, 0) and its sides; stops at a non-zero
- * return.  Sides that are not arity JSON arrays of integers: a corrupt
- * database. */
+ * order, with its truth (1, 0), its sides and its constraints (argument
+ * indices below arity); stops at a non-zero return.  Sides that are not
+ * arity JSON arrays of integers: a corrupt database. */
 typedef int (*store_cube_fn)(void *ctx, int truth, int arity,
-    const struct store_ids *sides);
+    const struct store_ids *sides, const struct store_cons *cons);
 int store_cubes_each(struct store *s, int pred, store_cube_fn fn, void *ctx,
     struct err *e) WUR;
 /* fn gets const id and block of every constant of the type named type

@@ -2,7 +2,9 @@
  * domains: the cubes cover exactly the true and the false atoms (checked
  * in SQL both ways) and are disjoint; the blocks are exactly the classes
  * of constants whose swap maps the evidence onto itself, checked pair by
- * pair by brute force.  Also the migration of a version 1 database. */
+ * pair by brute force; the cover is canonical (shuffled evidence, other
+ * ids: the same cubes) and uses = and != (exact equals brute force).
+ * Also the migration of a version 1 database. */
 #include "evidence/cube.h"
 #include "testutil.h"
 
@@ -100,13 +102,14 @@ START_TEST(test_random_cubes)
 		ck_assert_int_eq(exec_count(db, "SELECT coalesce(sum(atoms), 0) FROM "
 		    "cubes"), exec_count(db, "SELECT count(*) FROM all_atoms"));
 		/* a cube's atoms are the product of its side lengths (known
-		 * cubes list their constants) */
+		 * cubes without constraints list their constants) */
 		{
 			sqlite3_stmt *st;
 			int64_t cube = -1, atoms = 0, prod = 1;
 			ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT c.cube_id, "
 			    "c.atoms, json_array_length(j.value) FROM cubes c, "
-			    "json_each(c.sides) j WHERE c.truth IS NOT NULL ORDER BY 1",
+			    "json_each(c.sides) j WHERE c.truth IS NOT NULL AND c.eq "
+			    "IS NULL AND c.ne IS NULL ORDER BY 1",
 			    -1, &st,
 			    NULL), SQLITE_OK);
 			while (sqlite3_step(st) == SQLITE_ROW) {
@@ -343,6 +346,166 @@ START_TEST(test_migration_from_v1)
 }
 END_TEST
 
+/* The text of a query's first column, rows joined by newlines; caller
+ * frees. */
+static char *
+sql_text(const char *dbp, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct buf b;
+
+	buf_init(&b);
+	ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+	ck_assert_msg(sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK,
+	    "%s", sqlite3_errmsg(db));
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *x = sqlite3_column_text(st, 0);
+		buf_printf(&b, "%s\n", x ? (const char *)x : "NULL");
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return b.s ? b.s : strdup("");
+}
+
+/* Every cube, constants by name, in cube_id order. */
+#define CUBES_BY_NAME "SELECT p.name || ' ' || coalesce(c.truth, 'u') || ' ' " \
+	"|| c.atoms || ' ' || c.negated || ' ' || coalesce(c.eq, '-') || ' ' " \
+	"|| coalesce(c.ne, '-') || ' ' || (SELECT group_concat((SELECT " \
+	"group_concat(k.name, ',') FROM json_each(j.value) x JOIN constants k " \
+	"ON k.const_id = x.value), ';') FROM json_each(c.sides) j) FROM cubes " \
+	"c JOIN predicates p USING (pred_id) ORDER BY c.cube_id"
+
+/* cube_atoms is exactly the evidence (the ev_ tables, through
+ * evidence_atoms): both differences empty, and as many atoms. */
+static void
+check_exact(const char *dbp)
+{
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM (SELECT "
+	    "atom, truth FROM evidence_atoms EXCEPT SELECT atom, truth FROM "
+	    "cube_atoms WHERE truth IS NOT NULL)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM (SELECT "
+	    "atom, truth FROM cube_atoms WHERE truth IS NOT NULL EXCEPT SELECT "
+	    "atom, truth FROM evidence_atoms)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NOT NULL"), tu_sql_double(dbp, "SELECT count(*) "
+	    "FROM evidence_atoms"), 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT coalesce(sum(atoms), 0) "
+	    "FROM cubes WHERE truth IS NOT NULL"), tu_sql_double(dbp,
+	    "SELECT count(*) FROM evidence_atoms"), 0);
+}
+
+/* The cover is canonical: the same evidence with its lines shuffled and
+ * the domains declared in reverse (other constant ids) gives the same
+ * cubes, constants by name, in the same order, the unknown ones too; and
+ * cube_atoms is exactly the evidence, each time. */
+START_TEST(test_cover_canonical)
+{
+	unsigned rs = 4242;
+	int constrained = 0;
+
+	for (int round = 0; round < (tu_slow() ? 96 : 8); round++) {
+		int np = 2 + round % 5, nq = 1 + round % 3, perm[BT_MAX];
+		struct bt_ev ev;
+		char *dump[2];
+
+		bt_generate(&ev, &rs, round % 4, np, nq);
+		for (int i = 0; i < ev.n; i++)
+			perm[i] = i;
+		for (int i = ev.n - 1; i > 0; i--) {
+			int j = (int)bt_rand(&rs, (unsigned)i + 1), t = perm[i];
+			perm[i] = perm[j];
+			perm[j] = t;
+		}
+		for (int v = 0; v < 2; v++) {
+			const char *dbp = tu_file("cc.db", NULL), *evs[1];
+			struct buf txt;
+			sqlift *h;
+			int64_t n;
+			buf_init(&txt);
+			buf_puts(&txt, "p = {");
+			for (int i = 0; i < np; i++)
+				buf_printf(&txt, "%sp%d", i ? ", " : "", v ? np - 1 - i : i);
+			buf_puts(&txt, "}\nq = {");
+			for (int i = 0; i < nq; i++)
+				buf_printf(&txt, "%sq%d", i ? ", " : "", v ? nq - 1 - i : i);
+			buf_puts(&txt, "}\nR(p,p)\nS(p)\nT(p,q,p)\nM(p,q)\n"
+			    "1 R(x,y) ^ S(y)\n");
+			tu_file("cm.mln", txt.s);
+			buf_clear(&txt);
+			for (int i = 0; i < ev.n; i++) {
+				const struct bt_atom *x = &ev.v[v ? perm[i] : i];
+				buf_printf(&txt, "%s%s(", x->truth ? "" : "!",
+				    bt_name[x->pred]);
+				for (int k = 0; k < bt_arity[x->pred]; k++)
+					buf_printf(&txt, "%s%c%d", k ? "," : "",
+					    bt_type[x->pred][k] ? 'q' : 'p', x->arg[k]);
+				buf_puts(&txt, ")\n");
+			}
+			evs[0] = tu_file("ce.db", txt.s ? txt.s : "");
+			buf_free(&txt);
+			unlink(dbp);
+			ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+			ck_assert_msg(sqlift_load(h, tu_file("cm.mln", NULL), evs, 1, 0,
+			    &n) == 0, "%s", sqlift_errmsg(h));
+			ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s",
+			    sqlift_errmsg(h));
+			sqlift_close(h);
+			check_exact(dbp);
+			dump[v] = sql_text(dbp, CUBES_BY_NAME);
+			constrained += tu_sql_double(dbp, "SELECT count(*) FROM cubes "
+			    "WHERE eq IS NOT NULL OR ne IS NOT NULL") > 0;
+		}
+		ck_assert_msg(!strcmp(dump[0], dump[1]), "round %d: the cubes "
+		    "differ:\n%s---\n%s", round, dump[0], dump[1]);
+		free(dump[0]);
+		free(dump[1]);
+	}
+	ck_assert_int_ge(constrained, 4);
+}
+END_TEST
+
+/* setineq constraints in the cubes: a diagonal over two blocks is one
+ * cube x = y, all pairs of a block but the diagonal one cube x != y; the
+ * theory reads them: exact equals brute force, log Z and marginals. */
+START_TEST(test_cover_constraints)
+{
+	const char *dbp = tu_file("k.db", NULL), *evs[1];
+	struct sqlift_infer_opts o = { 0 };
+	int64_t n, run;
+	sqlift *h;
+
+	evs[0] = tu_file("k.txt", "Same(A,A)\nSame(B,B)\nSame(C,C)\n"
+	    "Same(D,D)\nSame(E,E)\nKnows(A,B)\nKnows(A,C)\nKnows(B,A)\n"
+	    "Knows(B,C)\nKnows(C,A)\nKnows(C,B)\nSmokes(D)\n");
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_msg(sqlift_load(h, tu_file("k.mln", "p = {A, B, C, D, E}\n"
+	    "Same(p,p)\nKnows(p,p)\nSmokes(p)\n"
+	    "1.5 Knows(x,y) ^ Smokes(x) => Smokes(y)\n"
+	    "0.7 Same(x,y) ^ Smokes(x) => Smokes(y)\n-0.4 Smokes(x)\n"),
+	    evs, 1, 0, &n) == 0, "%s", sqlift_errmsg(h));
+	ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
+	check_exact(dbp);
+	ck_assert_str_eq(sql_text(dbp, "SELECT p.name || ' ' || c.atoms || ' "
+	    "' || coalesce(c.eq, '-') || ' ' || coalesce(c.ne, '-') FROM cubes c "
+	    "JOIN predicates p USING (pred_id) WHERE c.truth = 1 AND p.name IN "
+	    "('Same', 'Knows') ORDER BY p.name"),
+	    "Knows 6 - [[0,1]]\nSame 5 [[0,1]] -\n");
+	o.method = "brute";
+	o.queries = "Smokes";
+	ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "%s", sqlift_errmsg(h));
+	o.method = "exact";
+	ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	ck_assert_close(tu_sql_double(dbp, "SELECT log_z FROM runs WHERE "
+	    "run_id = 1"), tu_sql_double(dbp, "SELECT log_z FROM runs WHERE "
+	    "run_id = 2"), 1e-9);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM marginals a "
+	    "JOIN marginals b USING (atom) WHERE a.run_id = 1 AND b.run_id = 2 "
+	    "AND abs(a.probability - b.probability) < 1e-9"), 5, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -350,6 +513,8 @@ main(void)
 		test_random_cubes,
 		test_blocks_coarsest,
 		test_migration_from_v1,
+		test_cover_canonical,
+		test_cover_constraints,
 	};
 
 	return tu_main("cube", 1, tests, sizeof tests / sizeof *tests);

@@ -367,7 +367,10 @@ START_TEST(test_migration_from_v3)
 	    0);
 	/* make it a version 3 database with a run, as sqlift 3 left it */
 	ck_assert_int_eq(sqlite3_open(db, &h3), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h3, "DROP VIEW marginals; "
+	ck_assert_int_eq(sqlite3_exec(h3, "DROP VIEW IF EXISTS cube_atoms; "
+	    "ALTER TABLE cubes DROP COLUMN eq; ALTER TABLE cubes DROP COLUMN ne; "
+	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS SELECT NULL, "
+	    "NULL, NULL WHERE 0; DROP VIEW marginals; "
 	    "DROP VIEW marginals_Smokes; DROP VIEW marginals_Friends; "
 	    "ALTER TABLE run_marginals DROP COLUMN args; "
 	    "DROP TABLE run_trace; ALTER TABLE run_groups DROP COLUMN rhat; "
@@ -446,7 +449,10 @@ START_TEST(test_migration_blocks)
 	ck_assert_ptr_nonnull(rows);
 	/* blocks as version 4 declared it, which integrity_check flags */
 	ck_assert_int_eq(sqlite3_open(db, &h4), SQLITE_OK);
-	ck_assert_int_eq(sqlite3_exec(h4, "CREATE TABLE b4 (type_id INTEGER NOT "
+	ck_assert_int_eq(sqlite3_exec(h4, "DROP VIEW IF EXISTS cube_atoms; "
+	    "ALTER TABLE cubes DROP COLUMN eq; ALTER TABLE cubes DROP COLUMN ne; "
+	    "CREATE VIEW cube_atoms (predicate, truth, atom) AS SELECT NULL, "
+	    "NULL, NULL WHERE 0; CREATE TABLE b4 (type_id INTEGER NOT "
 	    "NULL, block INTEGER NOT NULL, const_id INTEGER NOT NULL, PRIMARY KEY "
 	    "(type_id, const_id)) WITHOUT ROWID; INSERT INTO b4 (type_id, block, "
 	    "const_id) SELECT type_id, block, const_id FROM blocks; DROP TABLE "
