@@ -335,28 +335,9 @@ smap_keep(struct smap *m, const char *key, size_t len)
 	return k;
 }
 
-int
-smap_putn(struct smap *m, const char *key, size_t len, int val)
-{
-	uint64_t h = fnv1a(FNV_INIT, key, len);
-	size_t i;
-
-	if ((m->n + 1) * 2 > m->cap && smap_rehash(m) < 0)
-		return -1;
-	i = smap_slot(m, h, key, len);
-	if (!m->v[i].key) {
-		if (!(m->v[i].key = smap_keep(m, key, len)))
-			return -1;
-		m->v[i].hash = (uint32_t)h;
-		m->n++;
-	}
-	m->v[i].val = val;
-	return 0;
-}
-
-int
-smap_intern(struct smap *m, const char *key, size_t len, int val,
-    const char **kept)
+/* The slot of key, added (with val) when missing; -1 when out of memory. */
+static long
+smap_find_add(struct smap *m, const char *key, size_t len, int val)
 {
 	uint64_t h = fnv1a(FNV_INIT, key, len);
 	size_t i;
@@ -371,6 +352,28 @@ smap_intern(struct smap *m, const char *key, size_t len, int val,
 		m->v[i].val = val;
 		m->n++;
 	}
+	return (long)i;
+}
+
+int
+smap_putn(struct smap *m, const char *key, size_t len, int val)
+{
+	long i = smap_find_add(m, key, len, val);
+
+	if (i < 0)
+		return -1;
+	m->v[i].val = val;
+	return 0;
+}
+
+int
+smap_intern(struct smap *m, const char *key, size_t len, int val,
+    const char **kept)
+{
+	long i = smap_find_add(m, key, len, val);
+
+	if (i < 0)
+		return -1;
 	*kept = m->v[i].key;
 	return m->v[i].val;
 }
