@@ -665,9 +665,9 @@ ip_solve(const struct ground *g, const char *active, double seconds,
 		Cbc_setAllowableFractionGap(m, 0);
 		if (seconds > 0)
 			Cbc_setMaximumSeconds(m, seconds);
-		/* no start solution: given one (Cbc_setMIPStartI), CBC
-		 * 2.10.8 returned a worse optimum as proven (check_lazymap,
-		 * seed 160) */
+		/* no start solution: given one (Cbc_setMIPStartI, every
+		 * atom's value), CBC 2.10.8 proved a worse optimum than the
+		 * true one (check_lazymap, seed 160) */
 		Cbc_solve(m);
 		sol = Cbc_bestSolution(m);
 		*infeasible = Cbc_isProvenInfeasible(m);
