@@ -213,7 +213,8 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 	    (long long)w->rounds, (long long)w->cuts, (long long)w->flips,
 	    (long long)r->g.gf.n);
 	if (lz)
-		buf_printf(stats, ",\"lazy_clauses\":%d", lazy_clauses(lz));
+		buf_printf(stats, ",\"lazy_clauses\":%d,\"lazy_found\":%lld",
+		    lazy_clauses(lz), (long long)lazy_found(lz));
 	buf_puts(stats, "}");
 done:
 	lazy_free(lz);

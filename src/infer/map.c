@@ -663,8 +663,11 @@ ip_solve(const struct ground *g, const char *active, double seconds,
 		Cbc_setObjSense(m, -1);
 		Cbc_setAllowableGap(m, 1e-10);
 		Cbc_setAllowableFractionGap(m, 0);
-		if (seconds > 0)
+		if (seconds > 0) {
+			/* --max-seconds is wall time; CBC's default is CPU */
+			Cbc_setParameter(m, "timeMode", "elapsed");
 			Cbc_setMaximumSeconds(m, seconds);
+		}
 		/* no start solution: given one (Cbc_setMIPStartI, every
 		 * atom's value), CBC 2.10.8 proved a worse optimum than the
 		 * true one (check_lazymap, seed 160) */
