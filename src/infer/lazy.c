@@ -634,11 +634,12 @@ lazy_new(struct ground *g, struct lazy **out, struct err *e)
 	int64_t added;
 
 	*out = lz;
+	if (lz)
+		lz->g = g;  /* first: lazy_free reads it */
 	if (!lz || !(lz->c = xcalloc(m->formulas.n + 1, sizeof *lz->c)) ||
 	    !(lz->ix = xcalloc((size_t)g->npreds + 1, sizeof *lz->ix)) ||
 	    !(x0 = xcalloc(g->unk_atom.n + 1, 1)))
 		return err_oom(e);
-	lz->g = g;
 	lz->ixmode = -1;
 	for (size_t k = 0; k < m->formulas.n && !rc; k++) {
 		const struct mln_formula *f = &m->formulas.v[k];
