@@ -196,17 +196,17 @@ targets_() {
 		if (m == "") { print "| lis 10x faster than ground-lis at equal error | not run | |"; exit }
 		printf "| lis 10x faster than ground-lis at equal error (T01 of Figure 2) | %s | %s |\n", no ? (y ? "**met on " y " of " y + no " points**: where the evidence leaves interchangeable constants (bench/blocks.sh)" : "**missed**") : "**met**", m
 	}' "$dir/fig2.out"
-	# MAP: a proven optimum, or a gap under 0.1%, within 10 s on each dump
+	# MAP: a proven optimum within 10 s on each dump (a gap in % of the log
+	# weight says little where the evidence's constant dwarfs what moves)
 	awk -F' *[|] *' '/^[|] *[a-z]/ && $2 != "data" {
 		n++
-		if ($4 ~ /^failed/) { bad = bad " " $2 " (failed)"; next }
-		g = $7; sub(/%$/, "", g)
-		if (($6 == 1 || g + 0 < 0.1) && $3 + 0 <= 10) ok++
-		else bad = bad " " $2 " (" $3 " s, gap " $7 ")"
+		if ($5 ~ /^failed/) { bad = bad " " $2 " (failed)"; next }
+		if ($7 == 1 && $3 + 0 <= 10) ok++
+		else bad = bad " " $2 " (" $3 " s, gap " $8 ")"
 	}
 	END {
-		if (!n) { print "| MAP: a proven optimum or a gap under 0.1% within 10 s on each real dump | not run | |"; exit }
-		printf "| MAP: a proven optimum or a gap under 0.1%% within 10 s on each real dump | %s | %d of %d dumps%s |\n", ok == n ? "**met**" : "**missed**", ok, n, bad != "" ? "; not:" bad : ""
+		if (!n) { print "| MAP: a proven optimum within 10 s on each real dump | not run | |"; exit }
+		printf "| MAP: a proven optimum within 10 s on each real dump | %s | %d of %d dumps%s |\n", ok == n ? "**met**" : "**missed**", ok, n, bad != "" ? "; not:" bad : ""
 	}' "$dir/map.out" 2>/dev/null
 	# fuzzing: every harness 10^6 executions in one run, nothing found
 	if [ -n "${FUZZ:-}" ]; then
@@ -411,8 +411,8 @@ cat <<X
 
 ## MAP (issue 25)
 
-All evidence, \`--max-seconds 10\`, whole process; rescored: the world loaded as evidence and scored by
-\`--method exact\` (not the ground scorer map used); diff: rescored minus the run's log weight. $(cmdline map)
+All evidence, \`--max-seconds 10\`, whole process (wall and CPU seconds); gap: bound minus log weight; rescored: the
+world scored by bench/map-score.py, apart from sqlift; diff: rescored minus the run's log weight. $(cmdline map)
 
 X
 tables map

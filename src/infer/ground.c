@@ -53,6 +53,49 @@ ground_atom_text(const struct ground *g, int64_t a)
 	return buf_take(&b);
 }
 
+void
+ground_const_add(struct ground *g, double x)
+{
+	double t = g->log_const + x;
+
+	if (fabs(g->log_const) >= fabs(x))
+		g->log_const_c += (g->log_const - t) + x;
+	else
+		g->log_const_c += (x - t) + g->log_const;
+	g->log_const = t;
+}
+
+int
+ground_truth(const struct ground *g, int p, int64_t a)
+{
+	size_t lo = 0, hi = g->etrue.n;
+
+	if (g->doff[p] >= 0)
+		return g->truth[g->doff[p] + a - g->offset[p]];
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->etrue.v[mid] < a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < g->etrue.n && g->etrue.v[lo] == a;
+}
+
+int
+ground_unk(const struct ground *g, int p, int64_t a)
+{
+	return g->doff[p] >= 0 ? g->unk[g->doff[p] + a - g->offset[p]] : -1;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /* Evidence rows arrive with store constant ids: map them to positions. */
 struct ev_ctx {
 	struct ground *g;
@@ -67,6 +110,7 @@ ev_row(void *ctx_, const int64_t *args, int truth)
 	struct ev_ctx *c = ctx_;
 	const struct mln_pred *pr = &c->g->m->preds.v[c->p];
 	int idx[64];
+	int64_t a;
 
 	for (int i = 0; i < pr->arity; i++) {
 		int t = pr->types[i];
@@ -74,7 +118,12 @@ ev_row(void *ctx_, const int64_t *args, int truth)
 			return SQLIFT_EINTERNAL;
 		idx[i] = c->pos[t][args[i]];
 	}
-	c->g->truth[ground_atom_index(c->g, c->p, idx)] = (signed char)truth;
+	a = ground_atom_index(c->g, c->p, idx);
+	if (c->g->doff[c->p] >= 0)
+		c->g->truth[c->g->doff[c->p] + a - c->g->offset[c->p]] =
+		    (signed char)truth;
+	else if (truth > 0 && VEC_PUSH(c->g->etrue, a) < 0)
+		return SQLIFT_ENOMEM;
 	return 0;
 }
 
@@ -84,39 +133,44 @@ ground_atoms(struct ground *g, const struct mln_model *m,
     const int *closed, struct err *e)
 {
 	struct ev_ctx c = { 0 };
-	int nt = (int)m->types.n, rc = 0;
-	double total = 0;
+	int nt = (int)m->types.n, rc = 0, sparse = g->sparse;
+	double total = 0, held = 0;
 	const char *who = g->who;  /* the caller's, kept */
 
 	memset(g, 0, sizeof *g);
 	g->who = who;
+	g->sparse = sparse;
 	g->m = m;
 	g->dom = dom;
 	g->npreds = (int)m->preds.n;
-	if (!(g->offset = xcalloc((size_t)g->npreds + 1, sizeof *g->offset)))
+	if (!(g->offset = xcalloc((size_t)g->npreds + 1, sizeof *g->offset)) ||
+	    !(g->doff = xcalloc((size_t)g->npreds + 1, sizeof *g->doff)))
 		return err_oom(e);
 	for (int p = 0; p < g->npreds; p++) {
 		double n = 1;
 		for (int i = 0; i < m->preds.v[p].arity; i++)
 			n *= dom[m->preds.v[p].types[i]].n;
 		g->offset[p] = (int64_t)total;
+		g->doff[p] = sparse && closed[p] ? -1 : (int64_t)held;
 		total += n;
+		held += sparse && closed[p] ? 0 : n;
 	}
-	if (total > GROUND_MAX_ATOMS)
+	if (held > GROUND_MAX_ATOMS || total > 4e18)
 		return err_set(e, SQLIFT_ELIMIT, "%s: the model has %.0f "
-		    "ground atoms, more than the %ld it can hold",
-		    who ? who : "brute force", total, GROUND_MAX_ATOMS);
+		    "%sground atoms, more than the %ld it can hold",
+		    who ? who : "brute force", held, sparse ? "open " : "",
+		    GROUND_MAX_ATOMS);
 	g->natoms = (int64_t)total;
 	g->offset[g->npreds] = g->natoms;
-	g->truth = xmalloc((size_t)g->natoms + 1);
-	g->unk = xmalloc(((size_t)g->natoms + 1) * sizeof *g->unk);
+	g->truth = xmalloc((size_t)held + 1);
+	g->unk = xmalloc(((size_t)held + 1) * sizeof *g->unk);
 	c.pos = xcalloc((size_t)nt, sizeof *c.pos);
 	c.maxid = xcalloc((size_t)nt, sizeof *c.maxid);
 	if (!g->truth || !g->unk || !c.pos || !c.maxid) {
 		rc = err_oom(e);
 		goto done;
 	}
-	memset(g->truth, -1, (size_t)g->natoms);
+	memset(g->truth, -1, (size_t)held);
 	for (int t = 0; t < nt; t++) {
 		int64_t mx = 0;
 		for (int i = 0; i < dom[t].n; i++)
@@ -139,19 +193,25 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 		if ((rc = store_atoms_each(s, store_pred[p], ev_row, &c, e))) {
 			if (rc == SQLIFT_EINTERNAL)
 				err_set(e, rc, "evidence constant outside its domain");
+			else if (rc == SQLIFT_ENOMEM)
+				err_oom(e);
 			goto done;
 		}
 	}
+	if (g->etrue.n)
+		qsort(g->etrue.v, g->etrue.n, sizeof *g->etrue.v, cmp_i64);
 	for (int p = 0; p < g->npreds; p++)
-		for (int64_t a = g->offset[p]; a < g->offset[p + 1]; a++) {
-			g->unk[a] = -1;
-			if (g->truth[a] >= 0)
+		for (int64_t a = g->offset[p]; g->doff[p] >= 0 &&
+		    a < g->offset[p + 1]; a++) {
+			int64_t h = g->doff[p] + a - g->offset[p];
+			g->unk[h] = -1;
+			if (g->truth[h] >= 0)
 				continue;
 			if (closed[p]) {
-				g->truth[a] = 0;
+				g->truth[h] = 0;
 				continue;
 			}
-			g->unk[a] = (int)g->unk_atom.n;
+			g->unk[h] = (int)g->unk_atom.n;
 			if (VEC_PUSH(g->unk_atom, a) < 0) {
 				rc = err_oom(e);
 				goto done;
@@ -169,6 +229,8 @@ void
 ground_free(struct ground *g)
 {
 	free(g->offset);
+	free(g->doff);
+	free(g->etrue.v);
 	free(g->truth);
 	free(g->unk);
 	free(g->unk_atom.v);
@@ -303,16 +365,16 @@ geval(struct gctx *c, const struct mln_node *n)
 		return G_FALSE;
 	case MLN_ATOM: {
 		const struct mln_pred *pr = &c->g->m->preds.v[n->pred];
-		int idx[64];
+		int idx[64], r;
 		int64_t a;
 		for (int i = 0; i < pr->arity; i++)
 			if ((idx[i] = term_pos(c, &n->args[i], pr->types[i])) < 0)
 				return G_FALSE; /* cannot happen: constants are in domains */
 		a = ground_atom_index(c->g, n->pred, idx);
-		if (c->g->truth[a] >= 0)
-			return c->g->truth[a];
+		if ((r = ground_truth(c->g, n->pred, a)) >= 0)
+			return r;
 		emit(c, OP_ATOM);
-		emit(c, c->g->unk[a]);
+		emit(c, ground_unk(c->g, n->pred, a));
 		return G_RES;
 	}
 	case MLN_EQ: {
@@ -363,10 +425,65 @@ geval(struct gctx *c, const struct mln_node *n)
 }
 
 int
+ground_formula(struct ground *g, size_t k, struct err *e)
+{
+	const struct mln_formula *f = &g->m->formulas.v[k];
+	struct gctx c = { g, f, NULL, 0 };
+	int empty = 0, rc = 0;
+
+	if (!(c.assign = xcalloc((size_t)f->nvars + 1, sizeof *c.assign)))
+		return err_oom(e);
+	for (int v = 0; v < f->nvars; v++)
+		if (f->free[v] && g->dom[f->vartypes[v]].n == 0)
+			empty = 1;
+	/* odometer over the free variables */
+	while (!empty) {
+		size_t start = g->code.n;
+		int r = geval(&c, f->root), v;
+		if (c.oom) {
+			rc = err_oom(e);
+			break;
+		}
+		if (r == G_RES && g->gf.n >= GROUND_MAX_GROUNDINGS) {
+			rc = err_set(e, SQLIFT_ELIMIT, "%s: more than %ld "
+			    "groundings left after the evidence",
+			    g->who ? g->who : "brute force",
+			    GROUND_MAX_GROUNDINGS);
+			break;
+		}
+		if (r == G_RES) {
+			struct ground_formula gf = { f->weight, f->hard,
+			    (int)start, (int)(g->code.n - start) };
+			if (VEC_PUSH(g->gf, gf) < 0) {
+				rc = err_oom(e);
+				break;
+			}
+		} else if (r == G_TRUE && !f->hard) {
+			g->log_const += f->weight;
+		} else if (r == G_FALSE && f->hard && !g->zero) {
+			g->zero = 1;
+			g->zero_why = f->text;
+		}
+		for (v = f->nvars - 1; v >= 0; v--) {
+			if (!f->free[v])
+				continue;
+			if (++c.assign[v] < g->dom[f->vartypes[v]].n)
+				break;
+			c.assign[v] = 0;
+		}
+		if (v < 0)
+			break;
+	}
+	free(c.assign);
+	return rc;
+}
+
+int
 ground_formulas(struct ground *g, struct err *e)
 {
 	const struct mln_model *m = g->m;
 	double total = 0;
+	int rc;
 
 	for (size_t k = 0; k < m->formulas.n; k++) {
 		const struct mln_formula *f = &m->formulas.v[k];
@@ -382,56 +499,9 @@ ground_formulas(struct ground *g, struct err *e)
 		    "%.0f groundings, more than the %.0f it can hold",
 		    g->who ? g->who : "brute force", total, g->max_enumerated > 0 ?
 		    g->max_enumerated : (double)GROUND_MAX_GROUNDINGS);
-	for (size_t k = 0; k < m->formulas.n; k++) {
-		const struct mln_formula *f = &m->formulas.v[k];
-		struct gctx c = { g, f, NULL, 0 };
-		int empty = 0;
-
-		if (!(c.assign = xcalloc((size_t)f->nvars + 1, sizeof *c.assign)))
-			return err_oom(e);
-		for (int v = 0; v < f->nvars; v++)
-			if (f->free[v] && g->dom[f->vartypes[v]].n == 0)
-				empty = 1;
-		/* odometer over the free variables */
-		while (!empty) {
-			size_t start = g->code.n;
-			int r = geval(&c, f->root), v;
-			if (c.oom) {
-				free(c.assign);
-				return err_oom(e);
-			}
-			if (r == G_RES && g->gf.n >= GROUND_MAX_GROUNDINGS) {
-				free(c.assign);
-				return err_set(e, SQLIFT_ELIMIT, "%s: more than %ld "
-				    "groundings left after the evidence",
-				    g->who ? g->who : "brute force",
-				    GROUND_MAX_GROUNDINGS);
-			}
-			if (r == G_RES) {
-				struct ground_formula gf = { f->weight, f->hard,
-				    (int)start, (int)(g->code.n - start) };
-				if (VEC_PUSH(g->gf, gf) < 0) {
-					free(c.assign);
-					return err_oom(e);
-				}
-			} else if (r == G_TRUE && !f->hard) {
-				g->log_const += f->weight;
-			} else if (r == G_FALSE && f->hard && !g->zero) {
-				g->zero = 1;
-				g->zero_why = f->text;
-			}
-			for (v = f->nvars - 1; v >= 0; v--) {
-				if (!f->free[v])
-					continue;
-				if (++c.assign[v] < g->dom[f->vartypes[v]].n)
-					break;
-				c.assign[v] = 0;
-			}
-			if (v < 0)
-				break;
-		}
-		free(c.assign);
-	}
+	for (size_t k = 0; k < m->formulas.n; k++)
+		if ((rc = ground_formula(g, k, e)))
+			return rc;
 	return 0;
 }
 

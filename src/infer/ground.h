@@ -27,12 +27,20 @@ struct ground {
 	int npreds;
 	int64_t *offset;       /* first ground atom of each model predicate */
 	int64_t natoms;
-	signed char *truth;    /* per ground atom: 1, 0, or -1 unknown */
-	int *unk;              /* per ground atom: unknown number or -1 */
+	/* truth and unk hold the atoms of the predicates with doff[p] >= 0
+	 * (all of them unless sparse), atom a of p at doff[p] + a -
+	 * offset[p]; read them with ground_truth and ground_unk */
+	int64_t *doff;
+	signed char *truth;    /* per held atom: 1, 0, or -1 unknown */
+	int *unk;              /* per held atom: unknown number or -1 */
+	VEC(int64_t) etrue;    /* sparse: the true atoms of the closed
+	                          predicates, sorted (the others false) */
 	VEC(int64_t) unk_atom; /* unknown number -> ground atom */
 	VEC(struct ground_formula) gf;
 	VEC(int) code;
 	double log_const;      /* weights of groundings true by evidence */
+	double log_const_c;    /* its rounding error, when summed by
+	                          ground_const_add (else 0) */
 	int zero;              /* a hard grounding is false by evidence */
 	const char *zero_why;  /* text of that formula */
 	/* set before ground_formulas, 0 for brute force's limits: the
@@ -41,6 +49,10 @@ struct ground {
 	 * name in messages */
 	double max_enumerated;
 	const char *who;
+	/* set before ground_atoms: hold the closed predicates' atoms as the
+	 * sorted list etrue (the limit GROUND_MAX_ATOMS is then on the open
+	 * predicates' atoms alone) */
+	int sparse;
 };
 
 /* Builds the atoms of m over domains dom (g->who, the method's name in
@@ -54,6 +66,15 @@ int ground_atoms(struct ground *g, const struct mln_model *m,
 /* Grounds every formula of m (after ground_atoms); fails with
  * SQLIFT_ELIMIT past the limits above. */
 int ground_formulas(struct ground *g, struct err *e) WUR;
+/* Grounds formula k alone, to GROUND_MAX_GROUNDINGS in all. */
+int ground_formula(struct ground *g, size_t k, struct err *e) WUR;
+/* log_const += x, compensated (Neumaier): a constant of 10^12 and
+ * more (lazy grounding's counts) keeps the weights added to it. */
+void ground_const_add(struct ground *g, double x);
+/* Evidence truth of ground atom a of predicate p: 1, 0, -1 unknown;
+ * its unknown number, or -1. */
+int ground_truth(const struct ground *g, int p, int64_t a);
+int ground_unk(const struct ground *g, int p, int64_t a);
 void ground_free(struct ground *g);
 /* Truth of grounding k in the world x (x[u]: unknown atom u, nonzero
  * for true); stack has room for the longest program. */

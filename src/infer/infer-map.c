@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "infer/infer-int.h"
+#include "infer/lazy.h"
 #include "lifted/engine.h"
 
 /* A class's text, "pred:block/eq,...": the key of the classes that
@@ -48,13 +49,11 @@ static int
 classes_world(struct run *r, int **memb, const struct classes *c,
     signed char *truth)
 {
-	for (int64_t a = 0; a < r->g.natoms; a++) {
+	for (size_t u = 0; u < r->g.unk_atom.n; u++) {
 		int idx[64], block[64], eq[64], p, v;
 		const struct mln_pred *mp;
 		char key[1024];
-		if (r->g.unk[a] < 0)
-			continue;
-		p = ground_atom_decode(&r->g, a, idx);
+		p = ground_atom_decode(&r->g, r->g.unk_atom.v[u], idx);
 		mp = &r->m->preds.v[p];
 		for (int i = 0; i < mp->arity; i++) {
 			block[i] = memb[mp->types[i]][idx[i]];
@@ -65,7 +64,7 @@ classes_world(struct run *r, int **memb, const struct classes *c,
 		}
 		class_key(key, sizeof key, p, mp->arity, block, eq);
 		v = smap_get(&c->truth, key);
-		truth[r->g.unk[a]] = (signed char)(v > 0);
+		truth[u] = (signed char)(v > 0);
 	}
 	return 0;
 }
@@ -89,7 +88,7 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	eo.semiring = ENG_MAX;
 	eo.max_nodes = o->max_nodes ? o->max_nodes : MAP_LIFTED_NODES;
 	/* the ground solver gets the rest of the time */
-	eo.max_seconds = o->max_seconds / 2;
+	eo.max_seconds = o->max_seconds / 4;
 	eo.max_memory = (double)o->max_memory;
 	b->ev->max_seconds = o->max_seconds / 2;
 	if (!(rc = infer_build_finish(b, r->dom, r->e)) &&
@@ -142,8 +141,9 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
     struct map_world *w, struct buf *stats)
 {
 	struct classes cl = { r, { 0 }, NULL, 0 };
+	struct lazy *lz = NULL;
 	double lv = 0;
-	int lifted, cls, rc;
+	int lifted, cls, rc, full;
 
 	memset(w, 0, sizeof *w);
 	smap_init(&cl.truth);
@@ -159,7 +159,9 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 		buf_puts(stats, ",\"world\":\"none\"}");
 		goto done;
 	}
-	if ((rc = ground_formulas(&r->g, r->e)) == SQLIFT_ELIMIT && lifted) {
+	full = o->grounding && !strcmp(o->grounding, "full");
+	rc = full ? ground_formulas(&r->g, r->e) : lazy_new(&r->g, &lz, r->e);
+	if (rc == SQLIFT_ELIMIT && lifted) {
 		warn_add(&r->w, "the world is not written: %s; its log weight is "
 		    "the lifted search's", r->e->msg);
 		w->log_weight = w->bound = lv;
@@ -171,12 +173,16 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 	if (rc)
 		goto done;
 	if (lifted && cls) {
-		/* the lifted world, checked by scoring it on the ground model */
+		/* the lifted world, checked by scoring it on the ground model
+		 * (with the groundings it violates) */
+		int64_t added;
 		if (!(w->truth = xcalloc(r->g.unk_atom.n + 1, 1))) {
 			rc = err_oom(r->e);
 			goto done;
 		}
 		(void)classes_world(r, cl.memb, &cl, w->truth);
+		if (lz && (rc = lazy_more(lz, w->truth, &added, r->e)))
+			goto done;
 		w->log_weight = map_score(&r->g, w->truth);
 		if (fabs(w->log_weight - lv) <= 1e-9 * (1 + fabs(lv))) {
 			w->bound = lv;
@@ -188,8 +194,8 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 		w->truth = NULL;
 	}
 	if ((rc = map_ground(&r->g, o->max_seconds > 0 ? o->max_seconds -
-	    (now_seconds() - b->t0) : 0, lifted ? lv : INFINITY, o->seed, w,
-	    r->e)))
+	    (now_seconds() - b->t0) : 0, lifted ? lv : INFINITY, o->seed,
+	    lz ? lazy_more : NULL, lz, w, r->e)))
 		goto done;
 	if (lifted) {
 		/* exact: no world weighs more, and the world found may */
@@ -203,9 +209,15 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 		}
 	}
 	buf_printf(stats, ",\"world\":\"ground\",\"ip_rounds\":%lld,"
-	    "\"ip_cuts\":%lld,\"flips\":%lld}", (long long)w->rounds,
-	    (long long)w->cuts, (long long)w->flips);
+	    "\"ip_cuts\":%lld,\"flips\":%lld,\"grounded\":%lld",
+	    (long long)w->rounds, (long long)w->cuts, (long long)w->flips,
+	    (long long)r->g.gf.n);
+	if (lz)
+		buf_printf(stats, ",\"lazy_clauses\":%d,\"lazy_found\":%lld",
+		    lazy_clauses(lz), (long long)lazy_found(lz));
+	buf_puts(stats, "}");
 done:
+	lazy_free(lz);
 	smap_free(&cl.truth);
 	eng_world_free(cl.memb, cl.ntypes);
 	if (!rc && stats->oom)
@@ -217,12 +229,11 @@ done:
 int
 infer_map_rows(struct run *r, const struct map_world *w, struct qrows *rows)
 {
-	for (int64_t a = 0; w->truth && a < r->g.natoms; a++) {
+	for (size_t u = 0; w->truth && u < r->g.unk_atom.n; u++) {
 		struct qrow q = { 0, -1, 0, NULL };
+		int64_t a = r->g.unk_atom.v[u];
 		int idx[64];
-		if (r->g.unk[a] < 0)
-			continue;
-		q.p = w->truth[r->g.unk[a]];
+		q.p = w->truth[u];
 		q.pred = ground_atom_decode(&r->g, a, idx);
 		if (!(q.atom = ground_atom_text(&r->g, a)) ||
 		    VEC_PUSH(*rows, q) < 0) {

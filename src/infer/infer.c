@@ -848,15 +848,15 @@ infer_failure_record(struct store *s, struct infer_failure *f)
 	infer_failure_free(f);
 }
 
-/* Ground atoms of the model (evidence included): what grounding it
- * would take. */
+/* Ground atoms of the open predicates (evidence included): what
+ * grounding takes (the closed ones' true atoms are a list). */
 static double
-map_atoms_total(const struct run *r)
+map_atoms_open(const struct run *r)
 {
 	double n = 0;
 
 	for (size_t p = 0; p < r->m->preds.n; p++) {
-		double k = 1;
+		double k = !r->closed[p];
 		for (int i = 0; i < r->m->preds.v[p].arity; i++)
 			k *= r->dom[r->m->preds.v[p].types[i]].n;
 		n += k;
@@ -892,9 +892,11 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 	    b)))
 		rc = count_unknown(r, unknown);
 	/* map: the world is found and written on the ground model */
-	if (!rc && method == 3 && map_atoms_total(r) <= MAP_GROUND_ATOMS)
+	if (!rc && method == 3 && map_atoms_open(r) <= MAP_GROUND_ATOMS) {
+		r->g.sparse = 1;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
+	}
 	return rc;
 }
 

@@ -4,6 +4,7 @@
  * (cutting planes, as RockIt does) until none is left.  The groundings
  * not in a program are counted as satisfied where that is best, so each
  * program's optimum bounds every world; the last one's is attained. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,9 @@
 /* The local search's flips, and its seconds without --max-seconds. */
 #define WALK_FLIPS 1000000
 #define WALK_SECONDS 1.0
+/* Local searches at most, each on the groundings the last one's world
+ * violated, when grounding lazily. */
+#define WALK_ROUNDS 8
 
 /* Truth of grounding k in world truth; stack holds its program. */
 static int
@@ -44,10 +48,12 @@ double
 map_score(const struct ground *g, const signed char *truth)
 {
 	int *stack = xmalloc((size_t)max_len(g) * sizeof *stack);
-	double lw = g->log_const;
+	double lw = 0;
 
 	if (!stack)
 		return NAN;
+	/* the groundings' weights apart from the constant, which may be
+	 * 10^12 where they are 1 */
 	for (size_t k = 0; k < g->gf.n && lw > -INFINITY; k++) {
 		int v = eval_one(g, k, truth, stack);
 		if (g->gf.v[k].hard && !v)
@@ -56,7 +62,7 @@ map_score(const struct ground *g, const signed char *truth)
 			lw += g->gf.v[k].weight;
 	}
 	free(stack);
-	return lw;
+	return g->log_const + (g->log_const_c + lw);
 }
 
 /* A grounding is "bad" where it costs: a soft one of positive weight or
@@ -150,7 +156,8 @@ ws_free(struct ws *w)
 }
 
 static int
-ws_init(struct ws *w, const struct ground *g, uint64_t seed)
+ws_init(struct ws *w, const struct ground *g, uint64_t seed,
+    const signed char *start)
 {
 	size_t n = g->unk_atom.n, m = g->gf.n;
 	double big = 0;
@@ -181,6 +188,7 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed)
 		w->ofirst[u + 1] += w->ofirst[u];
 	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)))
 		return -1;
+	memcpy(w->x, start, n);
 	{
 		int64_t *fill = xmalloc((n + 1) * sizeof *fill);
 		if (!fill)
@@ -205,7 +213,7 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed)
 	return 0;
 }
 
-/* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the all-false world:
+/* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the world in best:
  * flips an atom of a random bad grounding, at random with probability
  * 1/2, else the one that lowers the cost most; best gets the best world
  * seen (lowest cost).  Stops after `flips` flips or at deadline. */
@@ -217,12 +225,11 @@ walksat(const struct ground *g, uint64_t seed, int64_t flips,
 	double best_total;
 	int atoms[256];
 
-	if (ws_init(&w, g, seed) < 0) {
+	if (ws_init(&w, g, seed, best) < 0) {
 		ws_free(&w);
 		return -1;
 	}
 	best_total = w.total;
-	memset(best, 0, g->unk_atom.n);
 	for (*done = 0; *done < flips && w.nbad > 0; (*done)++) {
 		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
 		const struct ground_formula *f = &g->gf.v[k];
@@ -623,25 +630,22 @@ ip_add(struct ip *p, const struct ground *g, size_t k, struct operand *st)
 }
 
 /* One program: the groundings marked in active, the others counted at
- * their best; start: a world for CBC to start from.  *x the solution's
- * world (when *have), *ub a bound on every world's log weight. */
+ * their best.  *x the solution's world (when *have), *ub a bound on
+ * every world's log weight. */
 static int
-ip_solve(const struct ground *g, const char *active, const signed char *start,
-    double seconds, signed char *x, int *have, double *ub, int *proven,
+ip_solve(const struct ground *g, const char *active, double seconds,
+    signed char *x, int *have, double *ub, int *proven,
     int *infeasible)
 {
 	struct ip p = { 0 };
 	struct operand *st;
 	size_t n = g->unk_atom.n;
-	int *idx = NULL, ns = 0;
-	double *val = NULL;
 	Cbc_Model *m = NULL;
 
 	*have = *proven = *infeasible = 0;
 	*ub = INFINITY;
 	if (!(st = xcalloc((size_t)max_len(g) + 1, sizeof *st)))
 		return -1;
-	p.konst = g->log_const;
 	for (size_t u = 0; u < n; u++)
 		(void)ip_col(&p, 1);
 	for (size_t k = 0; k < g->gf.n && !p.oom; k++) {
@@ -651,26 +655,22 @@ ip_solve(const struct ground *g, const char *active, const signed char *start,
 		else if (!f->hard && f->weight > 0)
 			p.konst += f->weight;
 	}
-	if (!p.oom) {
-		idx = xmalloc((n + 1) * sizeof *idx);
-		val = xmalloc((n + 1) * sizeof *val);
-		if (!idx || !val || !(m = ip_load(&p)))
-			p.oom = 1;
-	}
+	if (!p.oom && !(m = ip_load(&p)))
+		p.oom = 1;
 	if (!p.oom) {
 		const double *sol;
 		Cbc_setLogLevel(m, 0);
 		Cbc_setObjSense(m, -1);
 		Cbc_setAllowableGap(m, 1e-10);
 		Cbc_setAllowableFractionGap(m, 0);
-		if (seconds > 0)
+		if (seconds > 0) {
+			/* --max-seconds is wall time; CBC's default is CPU */
+			Cbc_setParameter(m, "timeMode", "elapsed");
 			Cbc_setMaximumSeconds(m, seconds);
-		for (size_t u = 0; u < n; u++)
-			if (start[u]) {
-				idx[ns] = (int)u;
-				val[ns++] = 1;
-			}
-		Cbc_setMIPStartI(m, ns, idx, val);
+		}
+		/* no start solution: given one (Cbc_setMIPStartI, every
+		 * atom's value), CBC 2.10.8 proved a worse optimum than the
+		 * true one (check_lazymap, seed 160) */
 		Cbc_solve(m);
 		sol = Cbc_bestSolution(m);
 		*infeasible = Cbc_isProvenInfeasible(m);
@@ -681,16 +681,16 @@ ip_solve(const struct ground *g, const char *active, const signed char *start,
 				x[u] = sol[u] > 0.5;
 		}
 		if (*proven && sol)
-			*ub = Cbc_getObjValue(m) + p.konst;
+			*ub = g->log_const + (g->log_const_c + p.konst +
+			    Cbc_getObjValue(m));
 		else if (!*infeasible)
-			*ub = Cbc_getBestPossibleObjValue(m) + p.konst;
+			*ub = g->log_const + (g->log_const_c + p.konst +
+			    Cbc_getBestPossibleObjValue(m));
 	}
 	if (m)
 		Cbc_deleteModel(m);
 	ip_free(&p);
 	free(st);
-	free(idx);
-	free(val);
 	return p.oom ? -1 : 0;
 }
 
@@ -708,16 +708,59 @@ ip_cut(const struct ground *g, const signed char *x, char *active, int *stack)
 	return added;
 }
 
+/* How far a bound may lie above a world's log weight x that it proves
+ * optimal: 1e-9 of the weights the world can move (those of the
+ * groundings in g), plus the rounding of x itself (not 1e-9 of x, which
+ * holds a constant of 10^12 on Cora). */
+static double
+map_tolerance(const struct ground *g, double x)
+{
+	double s = 1;
+
+	for (size_t k = 0; k < g->gf.n; k++)
+		if (!g->gf.v[k].hard)
+			s += fabs(g->gf.v[k].weight);
+	return 1e-9 * s + 16 * DBL_EPSILON * fabs(x);
+}
+
+/* With lazy grounding, the groundings x violates into g, active grown
+ * to g's groundings (the new ones off until ip_cut), stack to its
+ * longest program. */
+static int
+map_more(struct ground *g, map_more_fn more, void *arg, const signed char *x,
+    char **active, int **stack, int64_t *added, struct err *e)
+{
+	size_t had = g->gf.n;
+	char *a;
+	int *st;
+	int rc;
+
+	*added = 0;
+	if (!more)
+		return 0;
+	if ((rc = more(arg, x, added, e)))
+		return rc;
+	if (!(a = realloc(*active, g->gf.n + 1)) ||
+	    !(*active = a, st = realloc(*stack, (size_t)max_len(g) *
+	    sizeof *st)))
+		return err_oom(e);
+	*stack = st;
+	memset(a + had, 0, g->gf.n - had + 1);
+	return 0;
+}
+
 int
-map_ground(const struct ground *g, double max_seconds, double bound,
-    uint64_t seed, struct map_world *w, struct err *e)
+map_ground(struct ground *g, double max_seconds, double bound,
+    uint64_t seed, map_more_fn more, void *arg, struct map_world *w,
+    struct err *e)
 {
 	size_t n = g->unk_atom.n;
 	double t0 = now_seconds(), deadline = max_seconds > 0 ? t0 +
-	    max_seconds : 0, best;
+	    max_seconds : 0, best, walk_end;
 	signed char *x = NULL;
 	char *active = NULL;
 	int *stack = NULL, rc = 0;
+	int64_t added;
 
 	memset(w, 0, sizeof *w);
 	w->bound = bound;
@@ -729,21 +772,32 @@ map_ground(const struct ground *g, double max_seconds, double bound,
 	    !(active = xcalloc(g->gf.n + 1, 1)) ||
 	    !(stack = xmalloc((size_t)max_len(g) * sizeof *stack)))
 		goto oom;
-	/* a first world: the local search, for a tenth of the time (at most
-	 * WALK_SECONDS without --max-seconds: CBC does the rest) */
-	if (walksat(g, seed, WALK_FLIPS, t0 + (max_seconds > 0 ? max_seconds /
-	    10 : WALK_SECONDS), w->truth, &w->flips) < 0)
-		goto oom;
+	/* a first world: the local search from the all-false world, for a
+	 * tenth of the time (at most WALK_SECONDS without --max-seconds: CBC
+	 * does the rest); grounding lazily, again from its world with the
+	 * groundings that world violates, until it violates none new */
+	walk_end = t0 + (max_seconds > 0 ? max_seconds / 10 : WALK_SECONDS);
+	for (int i = 0;; i++) {
+		int64_t flips;
+		if (walksat(g, seed + (uint64_t)i, WALK_FLIPS, walk_end, w->truth,
+		    &flips) < 0)
+			goto oom;
+		w->flips += flips;
+		if ((rc = map_more(g, more, arg, w->truth, &active, &stack,
+		    &added, e)))
+			goto done;
+		if (!added || i >= WALK_ROUNDS || now_seconds() > walk_end)
+			break;
+	}
 	best = map_score(g, w->truth);
 	w->cuts = ip_cut(g, w->truth, active, stack);
 	/* the local search met the bound (or nothing is unknown): done */
 	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) && n > 0;) {
 		int have, proven, infeasible;
 		double ub, left = deadline > 0 ? deadline - now_seconds() : 0;
-		int64_t added;
 		if (deadline > 0 && left <= 0)
 			break;
-		if (ip_solve(g, active, w->truth, deadline > 0 ? left : 0, x,
+		if (ip_solve(g, active, deadline > 0 ? left : 0, x,
 		    &have, &ub, &proven, &infeasible) < 0)
 			goto oom;
 		w->rounds++;
@@ -752,10 +806,17 @@ map_ground(const struct ground *g, double max_seconds, double bound,
 			    "formulas together with the evidence");
 			goto done;
 		}
+		/* a bound: the groundings outside the program are counted at
+		 * their best, so no world weighs more than its optimum */
 		if (ub < w->bound)
 			w->bound = ub;
 		if (have) {
-			double s = map_score(g, x);
+			double s;
+			if ((rc = map_more(g, more, arg, x, &active, &stack, &added,
+			    e)))
+				goto done;
+			/* exact: every grounding x violates is in g now */
+			s = map_score(g, x);
 			if (s > best) {
 				best = s;
 				memcpy(w->truth, x, n);
@@ -768,7 +829,7 @@ map_ground(const struct ground *g, double max_seconds, double bound,
 	w->log_weight = best;
 	if (best > w->bound)   /* rounding: the world is the bound's witness */
 		w->bound = best;
-	w->proven = w->bound - best <= 1e-9 * (1 + fabs(best));
+	w->proven = w->bound - best <= map_tolerance(g, best);
 	if (best == -INFINITY)
 		rc = err_set(e, SQLIFT_EZERO, "no world satisfying the hard "
 		    "formulas together with the evidence was found%s",

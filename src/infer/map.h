@@ -33,11 +33,19 @@ struct map_world {
  * grounding is false in it.  Evaluates every grounding. */
 double map_score(const struct ground *g, const signed char *truth);
 
+/* Adds to g the groundings that world x violates and g lacks (counted
+ * satisfied in g->log_const until then); *added: how many. */
+typedef int (*map_more_fn)(void *arg, const signed char *x, int64_t *added,
+    struct err *e);
+
 /* Solves g (formulas grounded) for a MAP world.  max_seconds > 0 stops
  * the search (then the best world found, with the bound proven so far);
  * bound: an upper bound known beforehand (the lifted search's), or
- * +inf.  SQLIFT_EZERO when no world satisfies the hard formulas. */
-int map_ground(const struct ground *g, double max_seconds, double bound,
-    uint64_t seed, struct map_world *w, struct err *e) WUR;
+ * +inf.  more (NULL: g holds every grounding) grounds lazily: each
+ * world is scored after the groundings it violates are added.
+ * SQLIFT_EZERO when no world satisfies the hard formulas. */
+int map_ground(struct ground *g, double max_seconds, double bound,
+    uint64_t seed, map_more_fn more, void *arg, struct map_world *w,
+    struct err *e) WUR;
 
 #endif

@@ -45,6 +45,7 @@ static const char *const orders[] = { "min-table", "population",
 static const char *const constraints[] = { "setineq", "normal", NULL };
 static const char *const proposals[] = { "adaptive", "binomial", "uniform",
     NULL };
+static const char *const groundings[] = { "lazy", "full", NULL };
 static const char *const marginals[] = { "auto", "path", "pairs", "counts",
     NULL };
 
@@ -118,6 +119,11 @@ static const struct opt table[] = {
 	    "blocked-gibbs: atoms per block at most\n"
 	    "(default 8)\n" },
 	    OPT_INT, OFF(block_size), 1, 16, NULL, 0, "block_size" },
+	{ { "grounding", "grounding", 0, "G", "lazy, full", "lazy",
+	    "map: lazy (default: the groundings each world\n"
+	    "violates, found by joins, as they appear) or\n"
+	    "full (every grounding first)\n" },
+	    OPT_CHOICE, OFF(grounding), 0, 0, groundings, 0, "grounding" },
 	{ { "proposal", "proposal", 0, "P", "adaptive, binomial, uniform",
 	    "adaptive",
 	    "lis: adaptive (default), binomial, uniform\n" },
@@ -178,7 +184,7 @@ static const char *const param_order[] = { "method", "open_world",
     "closed_world", "query_file", "order", "constraints", "max_nodes",
     "max_seconds", "samples", "threads", "proposal", "marginals",
     "particles", "exact_budget", "max_memory", "chains", "burn_in",
-    "block_size" };
+    "block_size", "grounding" };
 
 const struct sqlift_infer_option *
 sqlift_infer_option_next(const struct sqlift_infer_option *prev)

@@ -44,6 +44,7 @@ struct sqlift_infer_opts {
 	int chains;              /* 0: 4 */
 	int64_t burn_in;         /* 0: the default, -1: none */
 	int block_size;          /* blocked-gibbs; 0: GB_BLOCK_DEFAULT */
+	const char *grounding;   /* map: lazy (NULL) or full */
 	/* where the library's output goes; NULL: nowhere */
 	sqlift_progress_fn *progress;
 	void *progress_arg;

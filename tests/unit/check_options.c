@@ -38,7 +38,7 @@ START_TEST(test_table)
 			ck_assert(!d->letter || d->letter != e->letter);
 		}
 	}
-	ck_assert_int_eq(n, 23);
+	ck_assert_int_eq(n, 24);
 }
 END_TEST
 
