@@ -16,7 +16,9 @@
 # other scripts), SKIP (names of sections not to run: load cubes exact
 # kazemi scaling lis fig2 map gibbs same), FUZZ (bench/fuzz.sh outputs
 # to show: fuzzing takes hours, so the page shows a finished run's rows
-# rather than running it), FORCLIFT (scaling.sh's peer: the
+# rather than running it), KEEP (a folder for the sections' outputs:
+# a run with the same KEEP runs only the sections not yet done),
+# FORCLIFT (scaling.sh's peer: the
 # command bench/forclift-build.sh writes; unset, its columns say "-").
 set -eu
 
@@ -33,11 +35,18 @@ if ls "$(dirname "$SQLIFT")"/libsqlift.so* >/dev/null 2>&1; then
 	export LD_LIBRARY_PATH
 fi
 export SQLIFT BENCH_MD=1
-dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-results.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+# KEEP=DIR keeps each section's output there, and a later run with the
+# same KEEP runs only the sections not yet done (e.g. once FUZZ is ready)
+if [ -n "${KEEP:-}" ]; then
+	dir=$KEEP
+	mkdir -p "$dir"
+else
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-results.XXXXXX")
+	trap 'rm -rf "$dir"' EXIT
+fi
 
-start=$(date +%s)
-load0=$(cut -d' ' -f1-3 /proc/loadavg)
+[ -f "$dir/load0" ] || cut -d' ' -f1-3 /proc/loadavg >"$dir/load0"
+load0=$(cat "$dir/load0")
 
 # the commands: NAME|environment|script and arguments (quick, then all)
 if [ "$mode" = quick ]; then
@@ -51,7 +60,7 @@ scaling|LIMIT=20 FS_SIZES="10 50 800 100000" FS0_SIZES=2000 FO2_SIZES=2000 FO2EV
 lis|BENCH_QUICK=1 SLOW=2 IMDB_QUERIES=q4 ROWS_IMDB="lis lisb0 ground" WEBKB_PAGES=10 ROWS_WEBKB="lis ground" ROWS_WEBKB272="lis ground" ROWS_CORA=lis ROWS_UWCSE="lis ground" FS_SIZES=100 ROWS_FS="lisb10 lisb0 groundb0"|bench/lis.sh all
 fig2|METHODS="lis ground-lis" WEBKB_PAGES="10 272" IMDB_SHARES="0 100" FS_SIZES=100|bench/fig2.sh /dev/null
 map|MAP_SECONDS=10|bench/map.sh
-gibbs|LBG_SIZES="5 25" LIMIT=20|bench/lbg.sh
+gibbs|LBG_SIZES=25 LIMIT=10 FS_SWEEPS=200|bench/lbg.sh M1 M2 FS
 same||bench/same.sh quick
 X
 else
@@ -65,7 +74,7 @@ scaling|FS0_SIZES=2000 FO2_SIZES=2000 FO2EV_SIZES=2000|bench/scaling.sh all
 lis|SLOW=2 IMDB_QUERIES=q4 IMDB_FOLDS=1 ROWS_IMDB="lis lisb0" WEBKB_PAGES=10 ROWS_WEBKB=lis ROWS_WEBKB272="lis ground" ROWS_CORA=lis ROWS_UWCSE=lis FS_SIZES=400 ROWS_FS="lisb10 groundb0"|bench/lis.sh all
 fig2|METHODS="lis ground-lis lis-b0 ground-b0" WEBKB_PAGES="10 40 160 272" IMDB_SHARES="0 40 100" FS_SIZES="100 400"|bench/fig2.sh bench/fig2.png
 map|MAP_SECONDS=10|bench/map.sh
-gibbs|LBG_SIZES="25 50 100" LIMIT=30|bench/lbg.sh
+gibbs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh M1 M2 M3 M4 FS FSB
 same||bench/same.sh all
 X
 fi
@@ -74,6 +83,7 @@ fi
 # the command (with $SQLIFT for the binary) and its minutes
 run() {
 	line=$(grep "^$1|" "$dir/plan") || return 0
+	[ ! -f "$dir/$1.min" ] || return 0  # done in an earlier run (KEEP)
 	env_=$(echo "$line" | cut -d'|' -f2)
 	cmd=$(echo "$line" | cut -d'|' -f3)
 	case " $SKIP " in *" $1 "*) echo "(skipped)" >"$dir/$1.out"; return 0 ;; esac
@@ -91,6 +101,7 @@ run() {
 	(cd "$root" && eval "$env_ NEW=\$SQLIFT nice sh $cmd") >"$dir/$1.out" \
 	    2>"$dir/$1.err" || st=$?
 	m=$((($(date +%s) - t + 30) / 60))
+	echo $(($(date +%s) - t)) >"$dir/$1.min"
 	if [ "$st" = 0 ]; then
 		echo "\`$shown\` ($m min)" >"$dir/$1.cmd"
 	else
@@ -239,7 +250,7 @@ targets_() {
 for s in load cubes exact evidence large kazemi scaling lis fig2 map gibbs same; do
 	run "$s"
 done
-took=$((($(date +%s) - start + 30) / 60))
+took=$((($(cat "$dir"/*.min 2>/dev/null | awk '{ s += $1 } END { print s + 0 }') + 30) / 60))
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 
 cmdline() {  # NAME: the command line, or nothing
