@@ -245,7 +245,7 @@ targets_() {
 		fi
 		echo "| identity with the OLD binary: the same results, speed within 5% | $st | $n workloads$(grep -q DIFFERENT "$dir/same.out" || echo ", all the same"); total $tot; $slow single workloads over 1.05 (see the identity table) |"
 	else
-		echo "| identity with the OLD binary: the same results, speed within 5% | not run (OLD unset) | |"
+		:  # no OLD binary: no row
 	fi
 }
 
@@ -292,8 +292,7 @@ cat <<X
 
 Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the
 full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh all\`).
-Earlier figures are in the history of this file (\`git log -p bench/RESULTS.md\`); how
-each workload is measured, and why, is in docs/internals/bench.md.
+Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
 - Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))
@@ -325,13 +324,11 @@ $(cmdline load)
 
 X
 tables load
-sed -n 's/^\(speed\|memory\) \+/- \1: /p' "$dir/load.out" 2>/dev/null || :
 cat <<X
 
 ## Hypercubes
 
-load_s and cubes_s: wall seconds of \`sqlift load\` and \`sqlift cubes\`; ratio = cubes_s / load_s (0.01 s resolution).
-With CUBES_CHECK=0 the check that the cubes cover the evidence exactly is skipped (minutes on Cora).
+Wall seconds of \`sqlift load\` and \`sqlift cubes\` (0.01 s resolution); CUBES_CHECK=0 skips the check that the cubes cover the evidence.
 $(cmdline cubes)
 
 X
@@ -347,8 +344,7 @@ X
 merged exact evidence large
 cat <<X
 
-Kazemi & Poole's 18 parfactor graphs, milliseconds / nodes of the whole process per order
-(min-table is the default). $(cmdline kazemi)
+Kazemi & Poole's 18 parfactor graphs, milliseconds / nodes of the whole process (min-table, the default order). $(cmdline kazemi)
 
 X
 awk -F' *[|] *' '/^[|] *[0-9]/ {
@@ -358,7 +354,7 @@ awk -F' *[|] *' '/^[|] *[0-9]/ {
 	printf "| graph |"; for (j = 1; j <= n; j++) printf " %s |", v[j, 2]; print ""
 	printf "|---|"; for (j = 1; j <= n; j++) printf "--:|"; print ""
 	split("min-fill rel-min-fill population min-table log-Z", h, " ")
-	for (i = 3; i <= 7; i++) {
+	for (i = 6; i <= 7; i++) {
 		printf "| %s |", h[i - 2]
 		for (j = 1; j <= n; j++) printf " %s |", v[j, i]
 		print ""
@@ -388,8 +384,7 @@ cat <<X
 
 ## Figure 2 (Gogate, Jha & Venugopal 2012)
 
-T01: seconds to a log Z standard error of 0.01 (wall x (stderr / 0.01)^2, or the wall
-seconds of an exact run), 1000 samples; the last columns divide ground-lis's T01 by lis's.
+T01: seconds to a log Z standard error of 0.01 (wall x (stderr / 0.01)^2, or an exact run's), 1000 samples; ratios of T01.
 $(cmdline fig2)
 
 X
@@ -424,8 +419,7 @@ cat <<X
 
 ## MAP (issue 25)
 
-All evidence, \`--max-seconds 10\`, whole process (wall and CPU seconds); gap: bound minus log weight; rescored: the
-world scored by bench/map-score.py, apart from sqlift; diff: rescored minus the run's log weight. $(cmdline map)
+All evidence, \`--max-seconds 10\`; gap: bound minus log weight; rescored: by bench/map-score.py, apart from sqlift. $(cmdline map)
 
 X
 tables map
@@ -433,16 +427,13 @@ cat <<X
 
 ## Gibbs samplers (issue 24)
 
-Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps (per 100
-samples for lis), less grounding or the theory's building; stop: past LIMIT. $(cmdline gibbs)
+Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps (lis: samples), less grounding or theory; stop: past LIMIT. $(cmdline gibbs)
 
 X
 tables gibbs
 cat <<X
 
-Friends and smokers (FS: 10% of Smokes and Cancer atoms observed; FSB: none, a prior of 0.49 on Smokes
-that leaves two modes near balance), Friends open; one chain per 100 sweeps' cost, then 4 chains of
-1,000 sweeps against \`--method exact\`: the largest and mean error of the marginals, the largest R-hat. $(cmdline gibbsfs)
+FS: 10% of Smokes, Cancer observed; FSB: none, two modes; 4 chains of 1,000 sweeps against \`--method exact\`. $(cmdline gibbsfs)
 
 X
 tables gibbsfs
@@ -451,13 +442,14 @@ if [ -n "${FUZZ:-}" ]; then
 
 ## Fuzzing (issue 21)
 
-libFuzzer harnesses of an \`--enable-fuzzing\` build, one run each (\`bench/fuzz.sh\`, its own output, FUZZ=$(echo $FUZZ | tr ' ' ',')):
-executions, seconds, cov (edges), ft (features), the corpus kept, and what was found.
+libFuzzer harnesses of an \`--enable-fuzzing\` build (clang, ASan + UBSan), one \`bench/fuzz.sh\` run each; result: ok, or what it found.
 
 X
-	cat $FUZZ | awk '/^fuzz.sh / { print "- " $0 } /^[|] fuzz_/ { rows[++n] = $0 }
-	END { print ""; print "| harness | executions | seconds | exec/s | cov | ft | corpus | result |"
-		print "|---|--:|--:|--:|--:|--:|--:|---|"; for (i = 1; i <= n; i++) print rows[i] }'
+	cat $FUZZ | awk '/^fuzz.sh / { sub(/^fuzz.sh /, ""); sub(/: RUNS=[0-9]*,/, ":"); runs = runs (runs == "" ? "" : "; ") $0 }
+	/^[|] fuzz_/ { rows[++n] = $0 }
+	END { print "| harness | executions | seconds | exec/s | cov | ft | corpus | result |"
+		print "|---|--:|--:|--:|--:|--:|--:|---|"; for (i = 1; i <= n; i++) print rows[i]
+		print ""; print "Runs: " runs "." }'
 fi
 } | cat -s >"$OUT.tmp"  # one blank line between blocks
 mv "$OUT.tmp" "$OUT"
