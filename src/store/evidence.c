@@ -353,6 +353,8 @@ sort_by_name(char **names, int64_t *ids, size_t n)
 
 	if (n > UINT32_MAX)
 		return -1;
+	if (n == 0)
+		return 0;  /* names may be NULL */
 	k = xmalloc((n + 1) * sizeof *k);
 	tmp = xmalloc((n + 1) * sizeof *tmp);
 	if (!k || !tmp) {
