@@ -17,7 +17,12 @@
 # written ','.  Budgets: sqlift
 # --max-seconds B; Tuffy -timeout B; Alchemy's MaxWalkSAT has no clock, it
 # gets -mwsMaxSteps MWS_STEPS_PER_S * B (default 100000/s) and one try.
-# Each peer is killed at 3 B + 30 s (grounding included): "killed".
+# Alchemy is stopped at 3 B + 30 s of CPU time (ulimit -t; wall time on
+# a loaded machine says little), Tuffy at 3 B + 30 s of wall time (its
+# grounding runs in the PostgreSQL server, whose CPU is not its own),
+# grounding included: "killed"; Alchemy gets PEER_MEM_MB of address space
+# (6000; on Cora it passed 18 GB grounding, before any search).  PROGRAMS picks the programs
+# ("sqlift alchemy tuffy"; a row of sqlift is needed beside the others).
 # Seconds are wall seconds of the process; Tuffy's PostgreSQL server is a
 # separate process and its CPU is not in Tuffy's cpu column.
 #
@@ -59,9 +64,17 @@ rescore() {  # db model world-file: the world's log weight, $scw closed
 timed() {  # limit out cmd...: runs cmd, "wall cpu" to $dir/time
 	lim=$1 out=$2
 	shift 2
-	/usr/bin/time -f '%e %U %S' -o "$dir/time" timeout -s KILL "$lim" \
+	/usr/bin/time -f '%e %U %S' -o "$dir/time" timeout -k 10 "$lim" \
 	    "$@" >"$out" 2>&1
 }
+
+cputimed() {  # limit out cmd...: as timed with limit seconds of CPU
+	lim=$1 out=$2
+	shift 2
+	(ulimit -t "$lim" && ulimit -v $((${PEER_MEM_MB:-6000} * 1024)) && timed $((20 * lim + 600)) "$out" "$@")
+}
+
+want() { case " ${PROGRAMS:-sqlift alchemy tuffy} " in *" $1 "*) ;; *) false ;; esac; }
 
 # peer minus sqlift when both are numbers
 diff_() { echo "$1 $2" | awk 'NF == 2 && $1 + 0 == $1 && $2 + 0 == $2 {
@@ -71,7 +84,7 @@ diff_() { echo "$1 $2" | awk 'NF == 2 && $1 + 0 == $1 && $2 + 0 == $2 {
 ended() {  # rc log
 	if [ "$1" = 0 ]; then
 		echo ok
-	elif [ "$1" = 137 ]; then
+	elif [ "$1" = 124 ] || [ "$1" = 137 ] || [ "$1" = 152 ]; then
 		echo killed
 	else
 		echo "failed: $(grep -v '^ *$' "$2" | tail -n 1 | cut -c1-60)"
@@ -157,33 +170,37 @@ for name in $DATASETS; do
 			slw="failed: $(tail -n 1 "$dir/out" | cut -c1-60)"
 			srs=-
 		fi
-		echo "| $name | $b | sqlift map | $(secs) | $srs | $ss | $slw | $srs | 0 |"
+		! want sqlift || echo "| $name | $b | sqlift map | $(secs) | $srs | $ss | $slw | $srs | 0 |"
 
 		# Alchemy 2 MaxWalkSAT
-		rm -f "$dir/alchemy.out"
-		rc=0
-		(cd "$dir" && timed $((3 * b + 30)) "$dir/alog" "$ALCHEMY" \
-		    -m -i "$dir/alchemy.mln" -e "$ev" -q "$q" \
-		    -r "$dir/alchemy.out" -seed 1 -tries 1 \
-		    -mwsMaxSteps $((STEPS * b)) ${acw:+-cw "$acw"}) || rc=$?
-		lw=$(ended $rc "$dir/alog")
-		if [ "$lw" = ok ]; then
-			grep "^\($qre\)(" "$dir/alchemy.out" | norm >"$dir/world.db"
-			lw=$(rescore "$db" "$model" "$dir/world.db")
+		if want alchemy; then
+			rm -f "$dir/alchemy.out"
+			rc=0
+			(cd "$dir" && cputimed $((3 * b + 30)) "$dir/alog" "$ALCHEMY" \
+			    -m -i "$dir/alchemy.mln" -e "$ev" -q "$q" \
+			    -r "$dir/alchemy.out" -seed 1 -tries 1 \
+			    -mwsMaxSteps $((STEPS * b)) ${acw:+-cw "$acw"}) || rc=$?
+			lw=$(ended $rc "$dir/alog")
+			if [ "$lw" = ok ]; then
+				grep "^\($qre\)(" "$dir/alchemy.out" | norm >"$dir/world.db"
+				lw=$(rescore "$db" "$model" "$dir/world.db")
+			fi
+			echo "| $name | $b | Alchemy MaxWalkSAT | $(secs) | $lw | $ss | $slw | $srs | $(diff_ "$lw" "$srs") |"
 		fi
-		echo "| $name | $b | Alchemy MaxWalkSAT | $(secs) | $lw | $ss | $slw | $srs | $(diff_ "$lw" "$srs") |"
 
 		# Tuffy WalkSAT
-		rm -f "$dir/tuffy.out"
-		rc=0
-		timed $((3 * b + 30)) "$dir/tlog" "$TUFFY" -i "$dir/tuffy.mln" \
-		    -e "$ev" -queryFile "$dir/query.db" -r "$dir/tuffy.out" \
-		    -timeout "$b" ${tcw:+-cw "$tcw"} || rc=$?
-		lw=$(ended $rc "$dir/tlog")
-		if [ "$lw" = ok ]; then
-			grep "^\($qre\)(" "$dir/tuffy.out" | norm >"$dir/world.db"
-			lw=$(rescore "$db" "$model" "$dir/world.db")
+		if want tuffy; then
+			rm -f "$dir/tuffy.out"
+			rc=0
+			timed $((3 * b + 30)) "$dir/tlog" "$TUFFY" -i "$dir/tuffy.mln" \
+			    -e "$ev" -queryFile "$dir/query.db" -r "$dir/tuffy.out" \
+			    -timeout "$b" ${tcw:+-cw "$tcw"} || rc=$?
+			lw=$(ended $rc "$dir/tlog")
+			if [ "$lw" = ok ]; then
+				grep "^\($qre\)(" "$dir/tuffy.out" | norm >"$dir/world.db"
+				lw=$(rescore "$db" "$model" "$dir/world.db")
+			fi
+			echo "| $name | $b | Tuffy WalkSAT | $(secs) | $lw | $ss | $slw | $srs | $(diff_ "$lw" "$srs") |"
 		fi
-		echo "| $name | $b | Tuffy WalkSAT | $(secs) | $lw | $ss | $slw | $srs | $(diff_ "$lw" "$srs") |"
 	done
 done
