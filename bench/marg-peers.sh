@@ -8,8 +8,11 @@
 # between the three runs, atoms spread by more than 0.1, the mean marginal,
 # and the share of atoms exactly 0 or 1.  The query atoms are those any
 # run of the program prints; an atom a run leaves out counts as 0.
-# Alchemy's -maxSeconds counts user CPU time of the sampling (grounding not
-# included); each run is stopped at 10 B + 900 s of wall time.
+# Alchemy's -maxSeconds counts user CPU time of the sampling (grounding and
+# the MaxWalkSAT start of its chains not included, and it is checked every
+# 100 samples); a run is stopped at 10 B + 300 s of CPU or MARG_WALL (7200)
+# seconds of wall time, and a run that exits non-zero keeps the marginals
+# it wrote.
 # MARG_PROGS picks the programs ("gibbs mcsat tuffy").  With MARG_KEEP=DIR
 # each run's marginals are kept as DIR/PROG.SEED and runs already there
 # are not repeated (so seeds can run in separate processes), and the row
@@ -24,6 +27,7 @@ TUFFY=${TUFFY:-$PEERS/tuffy/tuffy}
 B=${MARG_SECONDS:-60}
 SEEDS=${MARG_SEEDS:-1 2 3}
 TS=${TUFFY_SAMPLES:-100}
+WALL=${MARG_WALL:-7200}
 bench=$(cd "$(dirname "$0")" && pwd)
 DATA=${DATA:-$bench/../../shared/data}
 [ -d "$DATA" ] || DATA=/work/shared/data
@@ -40,19 +44,24 @@ done
 
 # marginals of one run as "atom prob" lines, atoms without spaces or quotes
 alchemy() {  # flag seed out
-	(cd "$dir" && /usr/bin/time -f '%e %U %S' -o "$dir/time" \
-	    timeout $((10 * B + 900)) "$ALCHEMY" "$1" \
+	rm -f "$dir/res"
+	(ulimit -t $((10 * B + 300)) && cd "$dir" &&
+	    /usr/bin/time -f '%e %U %S' -o "$dir/time" \
+	    timeout "$WALL" "$ALCHEMY" "$1" \
 	    -i "$dir/alchemy.mln" -e "$d/evidence.db" -q advisedBy \
 	    -r "$dir/res" -seed "$2" -maxSeconds "$B" -cw "$cw" \
-	    >"$dir/log" 2>&1) || { echo "alchemy $1 seed $2 failed" >&2; : >"$dir/res"; }
+	    >"$dir/log" 2>&1) || echo "alchemy $1 seed $2: exit $?" >&2
+	touch "$dir/res"
 	tr -d ' "' <"$dir/res" | sed 's/)/) /' >"$3"
 }
 tuffy() {  # out
+	rm -f "$dir/res"
 	/usr/bin/time -f '%e %U %S' -o "$dir/time" \
-	    timeout $((10 * B + 900)) "$TUFFY" -marginal -activateAll \
+	    timeout "$WALL" "$TUFFY" -marginal -activateAll \
 	    -mcsatSamples "$TS" -i "$d/prog.mln" -e "$d/evidence.db" \
 	    -queryFile "$d/query.db" -r "$dir/res" >"$dir/log" 2>&1 ||
-	    { echo "tuffy failed" >&2; : >"$dir/res"; }
+	    echo "tuffy: exit $?" >&2
+	touch "$dir/res"
 	# Tuffy writes "prob<TAB>atom"
 	awk -F'\t' 'NF >= 2 { a = $2; gsub(/[ "]/, "", a); print a, $1 }' \
 	    "$dir/res" >"$1"
