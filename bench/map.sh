@@ -6,8 +6,8 @@
 # log weight, the bound, whether it is proven optimal, the gap, where
 # the world came from (lifted, ground) with the integer programs solved
 # and the groundings they were drawn from (lazy grounding).
-# Alchemy's MaxWalkSAT and Tuffy's WalkSAT are not built on this machine
-# (../shared/peers/README.md): their columns are left out.
+# Alchemy's MaxWalkSAT and Tuffy's WalkSAT on the same dumps, built by
+# bench/peers-build.sh: bench/map-peers.sh.
 #
 # Re-scored: the world (map_atoms) with the evidence file is scored by
 # bench/map-score.py, apart from sqlift: the clauses read by it, the

@@ -33,7 +33,11 @@ INSERT OR REPLACE INTO meta (key, value) VALUES ('cubes_key', ?1);
 SELECT value FROM meta WHERE key = 'cubes_key';
 
 -- name: domain_ids
-SELECT const_id FROM domains WHERE type_id = ?1 ORDER BY const_id;
+-- a row of an id no constant can have (negative, past the largest) is in
+-- no domain, as a join with constants has it
+SELECT const_id FROM domains WHERE type_id = ?1
+AND const_id BETWEEN 0 AND (SELECT coalesce(max(const_id), -1) FROM constants)
+ORDER BY const_id;
 
 -- name: block_put
 INSERT INTO blocks (type_id, block, const_id) VALUES (?1, ?2, ?3);

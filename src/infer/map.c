@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <Cbc_C_Interface.h>
 
 #include "sqlift.h"
+#include "infer/cbc.h"
 #include "infer/map.h"
 
 /* What the local search adds for a false hard grounding, in units of
@@ -398,7 +398,7 @@ ip_col(struct ip *p, int integer)
  * matrix by columns): one load, where adding rows one by one costs a
  * copy of the matrix each. */
 static Cbc_Model *
-ip_load(struct ip *p)
+ip_load(const struct cbc_api *cbc, struct ip *p)
 {
 	CoinBigIndex *start = xcalloc((size_t)p->ncols + 2, sizeof *start);
 	int *idx = xmalloc((p->nterms + 1) * sizeof *idx);
@@ -423,12 +423,12 @@ ip_load(struct ip *p)
 			idx[k] = r;
 			val[k] = p->rval[t];
 		}
-	m = Cbc_newModel();
-	Cbc_loadProblem(m, p->ncols, p->nrows, start, idx, val, lo, hi, p->obj,
+	m = cbc->newModel();
+	cbc->loadProblem(m, p->ncols, p->nrows, start, idx, val, lo, hi, p->obj,
 	    p->rlo, p->rhi);
 	for (int c = 0; c < p->ncols; c++)
 		if (p->integer[c])
-			Cbc_setInteger(m, c);
+			cbc->setInteger(m, c);
 done:
 	free(start);
 	free(idx);
@@ -633,9 +633,9 @@ ip_add(struct ip *p, const struct ground *g, size_t k, struct operand *st)
  * their best.  *x the solution's world (when *have), *ub a bound on
  * every world's log weight. */
 static int
-ip_solve(const struct ground *g, const char *active, double seconds,
-    signed char *x, int *have, double *ub, int *proven,
-    int *infeasible)
+ip_solve(const struct cbc_api *cbc, const struct ground *g,
+    const char *active, double seconds, signed char *x, int *have,
+    double *ub, int *proven, int *infeasible)
 {
 	struct ip p = { 0 };
 	struct operand *st;
@@ -655,26 +655,26 @@ ip_solve(const struct ground *g, const char *active, double seconds,
 		else if (!f->hard && f->weight > 0)
 			p.konst += f->weight;
 	}
-	if (!p.oom && !(m = ip_load(&p)))
+	if (!p.oom && !(m = ip_load(cbc, &p)))
 		p.oom = 1;
 	if (!p.oom) {
 		const double *sol;
-		Cbc_setLogLevel(m, 0);
-		Cbc_setObjSense(m, -1);
-		Cbc_setAllowableGap(m, 1e-10);
-		Cbc_setAllowableFractionGap(m, 0);
+		cbc->setLogLevel(m, 0);
+		cbc->setObjSense(m, -1);
+		cbc->setAllowableGap(m, 1e-10);
+		cbc->setAllowableFractionGap(m, 0);
 		if (seconds > 0) {
 			/* --max-seconds is wall time; CBC's default is CPU */
-			Cbc_setParameter(m, "timeMode", "elapsed");
-			Cbc_setMaximumSeconds(m, seconds);
+			cbc->setParameter(m, "timeMode", "elapsed");
+			cbc->setMaximumSeconds(m, seconds);
 		}
 		/* no start solution: given one (Cbc_setMIPStartI, every
 		 * atom's value), CBC 2.10.8 proved a worse optimum than the
 		 * true one (check_lazymap, seed 160) */
-		Cbc_solve(m);
-		sol = Cbc_bestSolution(m);
-		*infeasible = Cbc_isProvenInfeasible(m);
-		*proven = Cbc_isProvenOptimal(m);
+		cbc->solve(m);
+		sol = cbc->bestSolution(m);
+		*infeasible = cbc->isProvenInfeasible(m);
+		*proven = cbc->isProvenOptimal(m);
 		if (sol) {
 			*have = 1;
 			for (size_t u = 0; u < n; u++)
@@ -682,13 +682,13 @@ ip_solve(const struct ground *g, const char *active, double seconds,
 		}
 		if (*proven && sol)
 			*ub = g->log_const + (g->log_const_c + p.konst +
-			    Cbc_getObjValue(m));
+			    cbc->getObjValue(m));
 		else if (!*infeasible)
 			*ub = g->log_const + (g->log_const_c + p.konst +
-			    Cbc_getBestPossibleObjValue(m));
+			    cbc->getBestPossibleObjValue(m));
 	}
 	if (m)
-		Cbc_deleteModel(m);
+		cbc->deleteModel(m);
 	ip_free(&p);
 	free(st);
 	return p.oom ? -1 : 0;
@@ -757,6 +757,7 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	size_t n = g->unk_atom.n;
 	double t0 = now_seconds(), deadline = max_seconds > 0 ? t0 +
 	    max_seconds : 0, best, walk_end;
+	const struct cbc_api *cbc = NULL;  /* loaded at the first program */
 	signed char *x = NULL;
 	char *active = NULL;
 	int *stack = NULL, rc = 0;
@@ -797,7 +798,9 @@ map_ground(struct ground *g, double max_seconds, double bound,
 		double ub, left = deadline > 0 ? deadline - now_seconds() : 0;
 		if (deadline > 0 && left <= 0)
 			break;
-		if (ip_solve(g, active, deadline > 0 ? left : 0, x,
+		if (!cbc && (rc = cbc_api(&cbc, e)))
+			goto done;
+		if (ip_solve(cbc, g, active, deadline > 0 ? left : 0, x,
 		    &have, &ub, &proven, &infeasible) < 0)
 			goto oom;
 		w->rounds++;

@@ -19,6 +19,9 @@ evidence_dom_mark(struct store *s, int t, int64_t cid)
 {
 	size_t need = (size_t)cid / 8 + 1;
 
+	if (cid < 0 || cid > INT32_MAX)
+		return -2;  /* no constant has it */
+
 	if (need > s->dom_cap.v[t]) {
 		size_t cap = need * 2;
 		unsigned char *b = xrealloc(s->dom_bits.v[t], cap);
@@ -68,6 +71,9 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 		sqlite3_reset(s->const_put);
 		if (r != SQLITE_DONE)
 			return db_err(s, e, "constants");
+		if (sqlite3_last_insert_rowid(s->db) > INT32_MAX)
+			return err_set(e, SQLIFT_EDB, "%s: corrupt database: a "
+			    "constant id past %d", s->path, INT32_MAX);
 		cid = (int)sqlite3_last_insert_rowid(s->db);
 		if (smap_putn(&s->consts, name, len, cid) < 0)
 			return err_oom(e);
@@ -76,7 +82,8 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 	if (t < 0)
 		return 0;
 	if ((r = evidence_dom_mark(s, t, cid)) < 0)
-		return err_oom(e);
+		return r == -2 ? err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+		    "constant id %lld", s->path, (long long)cid) : err_oom(e);
 	if (r == 1 && s->max_domain > 0 && s->dom_n.v[t] > s->max_domain)
 		return err_set(e, SQLIFT_EINPUT, "the domain of %s has more than "
 		    "%lld constants (raise the limit with --max-domain)",
@@ -346,6 +353,8 @@ sort_by_name(char **names, int64_t *ids, size_t n)
 
 	if (n > UINT32_MAX)
 		return -1;
+	if (n == 0)
+		return 0;  /* names may be NULL */
 	k = xmalloc((n + 1) * sizeof *k);
 	tmp = xmalloc((n + 1) * sizeof *tmp);
 	if (!k || !tmp) {

@@ -267,9 +267,14 @@ store_consts_load(struct store *s, struct err *e)
 	if ((rc = db_prep(s, sql_consts_all, &st, e)))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (sqlite3_column_type(st, 1) == SQLITE_NULL) {
-			rc = err_set(e, SQLIFT_EDB, "%s: corrupt database: a "
-			    "constant without a name", s->path);
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_int64(st, 0) < 0 ||
+		    sqlite3_column_int64(st, 0) > INT32_MAX) {
+			rc = err_set(e, SQLIFT_EDB, "%s: corrupt database: "
+			    "constant %lld: %s", s->path,
+			    (long long)sqlite3_column_int64(st, 0),
+			    sqlite3_column_type(st, 1) == SQLITE_NULL ? "no name" :
+			    "an id outside 0 to 2147483647");
 			goto done;
 		} else if (smap_put(&s->consts,
 		    (const char *)sqlite3_column_text(st, 1),
@@ -283,8 +288,10 @@ store_consts_load(struct store *s, struct err *e)
 		goto done;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int t = model_type_index(s, sqlite3_column_int64(st, 0));
+		/* a row without its constant (negative, say) is in no domain,
+		 * as store_domains's join has it */
 		if (t >= 0 &&
-		    evidence_dom_mark(s, t, sqlite3_column_int64(st, 1)) < 0) {
+		    evidence_dom_mark(s, t, sqlite3_column_int64(st, 1)) == -1) {
 			rc = err_oom(e);
 			goto done;
 		}

@@ -92,8 +92,8 @@ struct pend_atom {
 	const char *file;
 	int64_t args[];
 };
-/* Marks const id cid a member of type index t: 1 if new, 0 if it was,
- * -1 out of memory. */
+/* Marks constant cid in type t's domain: 1 when new, 0 when it was,
+ * -1 out of memory, -2 for an id no constant has (outside 0..INT32_MAX). */
 int evidence_dom_mark(struct store *s, int t, int64_t cid);
 /* Finds or creates constant name and, for t >= 0, makes it a member of
  * type index t. */

@@ -1,0 +1,37 @@
+/* cbc.h: COIN-OR CBC's C API as a table of functions, loaded on first
+ * use (dlopen), so that commands that solve no integer program start
+ * without CBC's libraries. */
+#ifndef SQLIFT_CBC_H
+#define SQLIFT_CBC_H
+
+#include <Cbc_C_Interface.h>
+
+#include "sqlift.h"
+#include "util/util.h"
+
+struct cbc_api {
+	Cbc_Model *(*newModel)(void);
+	void (*deleteModel)(Cbc_Model *);
+	void (*loadProblem)(Cbc_Model *, int, int, const CoinBigIndex *,
+	    const int *, const double *, const double *, const double *,
+	    const double *, const double *, const double *);
+	void (*setInteger)(Cbc_Model *, int);
+	void (*setLogLevel)(Cbc_Model *, int);
+	void (*setObjSense)(Cbc_Model *, double);
+	void (*setAllowableGap)(Cbc_Model *, double);
+	void (*setAllowableFractionGap)(Cbc_Model *, double);
+	void (*setParameter)(Cbc_Model *, const char *, const char *);
+	void (*setMaximumSeconds)(Cbc_Model *, double);
+	int (*solve)(Cbc_Model *);
+	const double *(*bestSolution)(Cbc_Model *);
+	int (*isProvenInfeasible)(Cbc_Model *);
+	int (*isProvenOptimal)(Cbc_Model *);
+	double (*getObjValue)(Cbc_Model *);
+	double (*getBestPossibleObjValue)(Cbc_Model *);
+};
+
+/* The API, loaded once per process (thread-safe); an error naming the
+ * library when it cannot be loaded. */
+int cbc_api(const struct cbc_api **api, struct err *e) WUR;
+
+#endif
