@@ -226,7 +226,7 @@ targets_() {
 		cat $FUZZ | awk -F' *[|] *' '$2 ~ /^fuzz_/ { h[$2] = 1; if ($3 + 0 >= 1000000 && $9 == "ok") ok[$2] = 1; if ($9 != "ok") bad = bad " " $2 }
 		END {
 			for (k in h) { n++; if (k in ok) m++; else miss = miss " " k }
-			printf "| every reader fuzzed, 10^6 executions in one run, no crash, leak or report | %s | %d of %d harnesses%s%s |\n", (m == n && bad == "") ? "**met**" : "**missed**", m, n, miss != "" ? "; short:" miss : "", bad != "" ? "; found:" bad : ""
+			printf "| every reader fuzzed, 10^6 executions in one run, no crash, leak or report | %s | %d of %d harnesses%s%s |\n", (m == n && bad == "") ? "**met**" : "**not met**", m, n, miss != "" ? "; short:" miss : "", bad != "" ? "; found:" bad : ""
 		}'
 	else
 		echo "| every reader fuzzed, 10^6 executions in one run, no crash, leak or report | not run (FUZZ unset) | |"
