@@ -1,6 +1,7 @@
 /* brute.c: exact log Z and marginals by enumerating every world of the
  * unknown atoms.  It is the test oracle for everything lifted, so it is
- * kept plain: evaluate each ground formula on each world, two passes in
+ * kept plain: evaluate each ground formula on each world (ground_eval,
+ * the evaluator map and the Gibbs samplers use too), two passes in
  * log space (the maximum first, then sums of exp(weight - max)). */
 #include <math.h>
 #include <stdlib.h>
@@ -9,40 +10,19 @@
 #include "sqlift.h"
 #include "infer/ground.h"
 
-/* Log weight of world w (bit u = unknown atom u), or -inf if a hard
- * formula is false in it. */
+/* Log weight of world w (bit u = unknown atom u, unpacked into x for
+ * ground_eval), or -inf if a hard formula is false in it. */
 static double
-world_weight(const struct ground *g, uint64_t w, int *stack)
+world_weight(const struct ground *g, uint64_t w, unsigned char *x,
+    int *stack)
 {
 	double lw = g->log_const;
 
+	for (size_t u = 0; u < g->unk_atom.n; u++)
+		x[u] = (unsigned char)((w >> u) & 1);
 	for (size_t k = 0; k < g->gf.n; k++) {
 		const struct ground_formula *f = &g->gf.v[k];
-		const int *code = g->code.v + f->start;
-		int sp = 0;
-		for (int i = 0; i < f->len; i++) {
-			switch (code[i]) {
-			case OP_ATOM:
-				stack[sp++] = (int)((w >> code[++i]) & 1);
-				break;
-			case OP_NOT:
-				stack[sp - 1] = !stack[sp - 1];
-				break;
-			case OP_AND:
-				sp--;
-				stack[sp - 1] = stack[sp - 1] && stack[sp];
-				break;
-			case OP_OR:
-				sp--;
-				stack[sp - 1] = stack[sp - 1] || stack[sp];
-				break;
-			case OP_IFF:
-				sp--;
-				stack[sp - 1] = stack[sp - 1] == stack[sp];
-				break;
-			}
-		}
-		if (stack[0])
+		if (ground_eval(g, k, x, stack))
 			lw += f->hard ? 0 : f->weight;
 		else if (f->hard)
 			return -INFINITY;
@@ -58,6 +38,7 @@ brute_solve(const struct ground *g, double *log_z, double *marg,
 	uint64_t worlds = (uint64_t)1 << (n < 63 ? n : 63);
 	double max = -INFINITY;
 	long double sum = 0, *acc = NULL;
+	unsigned char *x;
 	int *stack;
 
 	if (g->zero)
@@ -69,25 +50,31 @@ brute_solve(const struct ground *g, double *log_z, double *marg,
 	for (size_t k = 0; k < g->gf.n; k++)
 		if (g->gf.v[k].len > maxlen)
 			maxlen = g->gf.v[k].len;
-	if (!(stack = xmalloc((size_t)maxlen * sizeof *stack)))
+	if (!(x = xcalloc((size_t)n + 1, 1)))
 		return err_oom(e);
+	if (!(stack = xmalloc((size_t)maxlen * sizeof *stack))) {
+		free(x);
+		return err_oom(e);
+	}
 	if (marg && !(acc = xcalloc((size_t)n + 1, sizeof *acc))) {
 		free(stack);
+		free(x);
 		return err_oom(e);
 	}
 	for (uint64_t w = 0; w < worlds; w++) {
-		double lw = world_weight(g, w, stack);
+		double lw = world_weight(g, w, x, stack);
 		if (lw > max)
 			max = lw;
 	}
 	if (max == -INFINITY) {
 		free(stack);
+		free(x);
 		free(acc);
 		return err_set(e, SQLIFT_EZERO, "Z = 0: no world satisfies the hard "
 		    "formulas together with the evidence");
 	}
 	for (uint64_t w = 0; w < worlds; w++) {
-		double lw = world_weight(g, w, stack);
+		double lw = world_weight(g, w, x, stack);
 		long double p;
 		if (lw == -INFINITY)
 			continue;
@@ -105,6 +92,7 @@ brute_solve(const struct ground *g, double *log_z, double *marg,
 		for (int u = 0; u < n; u++)
 			marg[u] = (double)(acc[u] / sum);
 	free(stack);
+	free(x);
 	free(acc);
 	return 0;
 }
