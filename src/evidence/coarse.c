@@ -39,15 +39,8 @@ struct coarse {
 static long
 find_pos(const struct ctype *c, int64_t id)
 {
-	size_t lo = 0, hi = c->ids.n;
+	size_t lo = i64_lower(c->ids.v, c->ids.n, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (c->ids.v[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < c->ids.n && c->ids.v[lo] == id ? (long)lo : -1;
 }
 

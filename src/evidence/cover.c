@@ -95,15 +95,8 @@ static int64_t
 block_of(const struct sigs *g, int t, int64_t id)
 {
 	const struct type_blocks *b = &g->tb[t];
-	size_t lo = 0, hi = b->n;
+	size_t lo = i64_lower(b->ids, b->n, id);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (b->ids[mid] < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return lo < b->n && b->ids[lo] == id ? b->block[lo] : -1;
 }
 

@@ -68,17 +68,11 @@ ground_const_add(struct ground *g, double x)
 int
 ground_truth(const struct ground *g, int p, int64_t a)
 {
-	size_t lo = 0, hi = g->etrue.n;
+	size_t lo;
 
 	if (g->doff[p] >= 0)
 		return g->truth[g->doff[p] + a - g->offset[p]];
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->etrue.v[mid] < a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = i64_lower(g->etrue.v, g->etrue.n, a);
 	return lo < g->etrue.n && g->etrue.v[lo] == a;
 }
 

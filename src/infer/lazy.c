@@ -275,17 +275,8 @@ index_build(struct lazy *lz, int p, const signed char *x)
 	ix->built = 1;
 	/* closed predicates: their true atoms are the list etrue */
 	if (g->doff[p] < 0) {
-		size_t lo = 0, hi = g->etrue.n;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (g->etrue.v[mid] < g->offset[p])
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		for (hi = lo; hi < g->etrue.n && g->etrue.v[hi] <
-		    g->offset[p + 1]; hi++)
-			;
+		size_t lo = i64_lower(g->etrue.v, g->etrue.n, g->offset[p]);
+		size_t hi = i64_lower(g->etrue.v, g->etrue.n, g->offset[p + 1]);
 		cap = hi - lo;
 		if (!(ix->args = xmalloc((cap * (size_t)k + 1) * sizeof *ix->args)))
 			return -1;

@@ -100,6 +100,23 @@ hash_mix(uint64_t h, uint64_t x)
 	return h ^ (h >> 29);
 }
 
+/* The first index i of the ascending v[0 .. n) with v[i] >= x (n when
+ * none): where x is, or would go. */
+static inline size_t
+i64_lower(const int64_t *v, size_t n, int64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* log(exp(a) + exp(b)), exact at -inf. */
 double log_add(double a, double b);
 
