@@ -31,8 +31,8 @@ state(const char *path, char *out, size_t n)
 	static const char *const q[] = {
 		"SELECT atom || '=' || truth || ' ' FROM evidence_atoms ORDER BY 1",
 		"SELECT '|'",
-		"SELECT c.name || ' ' FROM domains d JOIN constants c USING "
-		    "(const_id) ORDER BY 1",
+		("SELECT c.name || ' ' FROM domains d JOIN constants c USING "
+		    "(const_id) ORDER BY 1"),
 		"SELECT '|' || count(*) FROM constants",
 	};
 
