@@ -10,7 +10,10 @@
 # Environment: SQLIFT (default ./sqlift), DATA (default ../shared/data
 # beside the source folder), FS_SIZES (default "100 1000 10000 100000"),
 # CUBES_CHECK=0 (skip the check, which takes minutes on Cora and on
-# 100,000 persons), BENCH_MD=1 (markdown).
+# 100,000 persons), FOOLING=0 (skip the last column: the two binary
+# relations with the most true atoms, each as its true cubes / a
+# fooling set of them, bench/fooling.awk, a lower bound on any cover by
+# product cubes; about a minute on Cora), BENCH_MD=1 (markdown).
 set -eu
 
 SQLIFT=${SQLIFT:-./sqlift}
@@ -37,6 +40,22 @@ else
 	check="'-'"
 fi
 
+# largest DB: the two binary relations with the most true atoms, each as
+# "name cubes/fooling set"; "-" when there is none
+largest() {
+	sqlite3 -separator ' ' "$1" "SELECT name, ev_table FROM predicates
+	    WHERE arity = 2" | while read -r p t; do
+		echo "$(sqlite3 "$1" "SELECT count(*) FROM $t WHERE truth = 1") $p $t"
+	done | sort -k1,1nr -k2,2 | head -n 2 | while read -r n p t; do
+		[ "$n" -gt 0 ] || continue
+		c=$(sqlite3 "$1" "SELECT count(*) FROM cubes c JOIN predicates p
+		    USING (pred_id) WHERE p.name = '$p' AND c.truth = 1")
+		f=$(sqlite3 -separator ' ' "$1" "SELECT a0, a1 FROM $t WHERE
+		    truth = 1" | awk -v tmp="$dir/fool" -f "$here/fooling.awk")
+		printf '%s %s/%s\n' "$p" "$c" "$f"
+	done | awk '{ s = s (NR > 1 ? ", " : "") $0 } END { print (s == "" ? "-" : s) }'
+}
+
 bench() {  # name model evidence...
 	name=$1
 	shift
@@ -51,14 +70,17 @@ bench() {  # name model evidence...
 		(SELECT count(*) FROM cubes WHERE truth IS NULL)" | tr '|' ' ')
 	[ "$5" = - ] || [ "$5" -eq 0 ] ||
 	    { echo "$name: cubes differ from the evidence" >&2; exit 1; }
+	fool=-
+	[ "${FOOLING:-1}" = 0 ] || fool=$(largest "$db")
 	awk -v n="$name" -v a="$1" -v c="$2" -v b="$3" -v k="$4" -v tl="$tl" \
-	    -v tc="$tc" -v u="$6" \
-	    -v f="$(fmt '%-22s %9d %8d %8.1f %8d %8d %8d %8.2f %8.2f %6.1f\n')" 'BEGIN { printf f,
-	    n, a, c, (c ? a / c : 0), u, k, b, tl, tc, (tl > 0 ? tc / tl : 0) }'
+	    -v tc="$tc" -v u="$6" -v fo="$fool" \
+	    -v f="$(fmt '%-22s %9d %8d %8.1f %8d %8d %8d %8.2f %8.2f %6.1f  %s\n')" 'BEGIN { printf f,
+	    n, a, c, (c ? a / c : 0), u, k, b, tl, tc, (tl > 0 ? tc / tl : 0), fo }'
 }
 
-head_ '%-22s %9s %8s %8s %8s %8s %8s %8s %8s %6s\n' dataset atoms cubes \
-	atoms/cube unknown consts blocks load_s cubes_s ratio
+head_ '%-22s %9s %8s %8s %8s %8s %8s %8s %8s %6s  %s\n' dataset atoms cubes \
+	atoms/cube unknown consts blocks load_s cubes_s ratio \
+	"largest: cubes/fooling"
 if [ -d "$DATA" ]; then
 	for i in 1 2 3 4; do
 		bench imdb$i "$DATA/imdb/lsm_kok/imdb-rules-out.mln" \

@@ -328,7 +328,7 @@ cat <<X
 
 ## Hypercubes
 
-Wall seconds of \`sqlift load\` and \`sqlift cubes\` (0.01 s resolution); CUBES_CHECK=0 skips the check that the cubes cover the evidence.
+Wall seconds of \`sqlift load\` and \`sqlift cubes\` (0.01 s resolution); CUBES_CHECK=0 skips the check that the cubes cover the evidence; largest: the two binary relations with the most true atoms, true cubes / a fooling set of them (bench/fooling.awk: a lower bound on any cover by product cubes; a cube with \`=\` is no product, hence samePerson's diagonal as 1 cube against 68).
 $(cmdline cubes)
 
 X
