@@ -395,14 +395,51 @@ check_exact(const char *dbp)
 	    "SELECT count(*) FROM evidence_atoms"), 0);
 }
 
+/* Every ground atom of R(p,p), S(p), T(p,q,p), M(p,q), from the domains. */
+#define BT_ALL "WITH p AS (SELECT k.name n FROM constants k JOIN domains " \
+	"d USING (const_id) JOIN types t USING (type_id) WHERE t.name = 'p'), " \
+	"q AS (SELECT k.name n FROM constants k JOIN domains d USING " \
+	"(const_id) JOIN types t USING (type_id) WHERE t.name = 'q'), " \
+	"g (atom) AS (SELECT 'R(' || a.n || ',' || b.n || ')' FROM p a, p b " \
+	"UNION ALL SELECT 'S(' || a.n || ')' FROM p a UNION ALL SELECT 'T(' " \
+	"|| a.n || ',' || b.n || ',' || c.n || ')' FROM p a, q b, p c UNION " \
+	"ALL SELECT 'M(' || a.n || ',' || b.n || ')' FROM p a, q b) "
+
+/* The unknown cubes (with their = and !=, sides listed or negated) are
+ * exactly the ground atoms without evidence: listed by brute force over
+ * the domains, both differences empty, no atom twice, and each cube's
+ * atoms column sums to as many. */
+static void
+check_unknown(const char *dbp)
+{
+	ck_assert_close(tu_sql_double(dbp, BT_ALL "SELECT count(*) FROM "
+	    "(SELECT atom FROM g EXCEPT SELECT atom FROM evidence_atoms EXCEPT "
+	    "SELECT atom FROM cube_atoms WHERE truth IS NULL)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, BT_ALL "SELECT count(*) FROM "
+	    "(SELECT atom FROM cube_atoms WHERE truth IS NULL EXCEPT SELECT "
+	    "atom FROM g EXCEPT SELECT atom FROM evidence_atoms)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "(SELECT DISTINCT atom FROM cube_atoms WHERE truth IS NULL)"), 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, "SELECT coalesce(sum("
+	    "atoms), 0) FROM cubes WHERE truth IS NULL"), 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, BT_ALL "SELECT count(*) "
+	    "FROM g") - tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "evidence_atoms"), 0);
+}
+
 /* The cover is canonical: the same evidence with its lines shuffled and
  * the domains declared in reverse (other constant ids) gives the same
  * cubes, constants by name, in the same order, the unknown ones too; and
- * cube_atoms is exactly the evidence, each time. */
+ * cube_atoms is exactly the evidence and the unknown atoms, each time
+ * (diagonals, symmetric pairs, matchings, cliques: unknown cubes with =
+ * and != among them). */
 START_TEST(test_cover_canonical)
 {
 	unsigned rs = 4242;
-	int constrained = 0;
+	int constrained = 0, unk_eq = 0, unk_ne = 0;
 
 	for (int round = 0; round < (tu_slow() ? 96 : 8); round++) {
 		int np = 2 + round % 5, nq = 1 + round % 3, perm[BT_MAX];
@@ -452,9 +489,14 @@ START_TEST(test_cover_canonical)
 			    sqlift_errmsg(h));
 			sqlift_close(h);
 			check_exact(dbp);
+			check_unknown(dbp);
 			dump[v] = sql_text(dbp, CUBES_BY_NAME);
 			constrained += tu_sql_double(dbp, "SELECT count(*) FROM cubes "
 			    "WHERE eq IS NOT NULL OR ne IS NOT NULL") > 0;
+			unk_eq += tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+			    "truth IS NULL AND eq IS NOT NULL") > 0;
+			unk_ne += tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+			    "truth IS NULL AND ne IS NOT NULL") > 0;
 		}
 		ck_assert_msg(!strcmp(dump[0], dump[1]), "round %d: the cubes "
 		    "differ:\n%s---\n%s", round, dump[0], dump[1]);
@@ -462,8 +504,30 @@ START_TEST(test_cover_canonical)
 		free(dump[1]);
 	}
 	ck_assert_int_ge(constrained, 4);
+	ck_assert_int_ge(unk_eq, 2);
+	ck_assert_int_ge(unk_ne, 2);
 }
 END_TEST
+
+/* The unknown atoms of Same(p,p) and Knows(p,p) over p = A..E are the
+ * 25 pairs of each less its evidence: by brute force, both ways. */
+static void
+check_unknown_same_knows(const char *dbp)
+{
+#define SK_ALL "WITH p AS (SELECT name n FROM constants), g (atom) AS " \
+	"(SELECT x || '(' || a.n || ',' || b.n || ')' FROM p a, p b, " \
+	"(SELECT 'Same' x UNION ALL SELECT 'Knows')) "
+	ck_assert_close(tu_sql_double(dbp, SK_ALL "SELECT count(*) FROM (SELECT "
+	    "atom FROM g EXCEPT SELECT atom FROM evidence_atoms EXCEPT SELECT "
+	    "atom FROM cube_atoms WHERE truth IS NULL)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, SK_ALL "SELECT count(*) FROM (SELECT "
+	    "atom FROM cube_atoms WHERE truth IS NULL AND predicate IN ('Same', "
+	    "'Knows') EXCEPT SELECT atom FROM g EXCEPT SELECT atom FROM "
+	    "evidence_atoms)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL AND predicate IN ('Same', 'Knows')"), 50 - 11, 0);
+#undef SK_ALL
+}
 
 /* setineq constraints in the cubes: a diagonal over two blocks is one
  * cube x = y, all pairs of a block but the diagonal one cube x != y; the
@@ -492,6 +556,18 @@ START_TEST(test_cover_constraints)
 	    "JOIN predicates p USING (pred_id) WHERE c.truth = 1 AND p.name IN "
 	    "('Same', 'Knows') ORDER BY p.name");
 	ck_assert_str_eq(txt, "Knows 6 - [[0,1]]\nSame 5 [[0,1]] -\n");
+	free(txt);
+	/* the unknown atoms by parts: Same's all pairs but the diagonal, one
+	 * cube x != y (as products it took 5); Knows's x = y, and x != y as
+	 * A..C by D, E and D, E by all but the diagonal (4 as products) */
+	check_unknown_same_knows(dbp);
+	txt = sql_text(dbp, "SELECT p.name || ' ' || c.atoms || ' ' || "
+	    "coalesce(c.eq, '-') || ' ' || coalesce(c.ne, '-') || ' ' || "
+	    "c.negated FROM cubes c JOIN predicates p USING (pred_id) WHERE "
+	    "c.truth IS NULL AND p.name IN ('Same', 'Knows') ORDER BY p.name, "
+	    "c.cube_id");
+	ck_assert_str_eq(txt, "Knows 6 - - 2\nKnows 8 - [[0,1]] 3\n"
+	    "Knows 5 [[0,1]] - 3\nSame 20 - [[0,1]] 3\n");
 	free(txt);
 	o.method = "brute";
 	o.queries = "Smokes";
