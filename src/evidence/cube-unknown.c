@@ -738,7 +738,7 @@ run_plain(struct comp *c, const struct known *k)
 }
 
 /* The complement by parts of the known cubes k or the plain one of their
- * products ex, whichever makes fewer cubes (ties: by parts); each
+ * products ex, whichever makes fewer cubes (ties: plain); each
  * counted first without storing. */
 static int
 run_fewer(struct comp *c, const struct known *k, const struct known *ex,
@@ -756,7 +756,7 @@ run_fewer(struct comp *c, const struct known *k, const struct known *ex,
 	c->dry = 0;
 	if (rc)
 		return rc;
-	rc = by_parts <= c->ncubes;
+	rc = by_parts < c->ncubes;
 	c->ncubes = 0;
 	return rc ? run_parts(c, k, pair, npair) : run_plain(c, ex);
 }
@@ -766,7 +766,7 @@ run_fewer(struct comp *c, const struct known *k, const struct known *ex,
  * arguments, the complement by parts (run_parts) or the plain one of
  * the known cubes taken as products (a diagonal of n constants as n
  * singletons, all pairs but the diagonal as n rows), whichever makes
- * fewer cubes (ties: by parts); on more pairs, the plain one.  So a
+ * fewer cubes (ties: plain); on more pairs, the plain one.  So a
  * diagonal known true leaves one cube x != y, and no predicate gets more
  * unknown cubes than the plain complement gives. */
 int
