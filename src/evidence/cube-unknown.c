@@ -13,6 +13,7 @@
  * complement by parts (2^PAIRS_MAX choices of = or !=). */
 #define PAIRS_MAX 6
 #define MARK_OUT (1 << 16)     /* a mark of a negated side (64 sides max) */
+#define ORDER_MAX 3            /* classes whose every order is tried */
 
 static const int64_t *
 known_side(const struct known *k, int arity, size_t cube, int d, size_t *n)
@@ -187,13 +188,14 @@ byc_val(const void *x, const void *y)
 }
 
 /* The unknown atoms of a predicate: the complement of its known cubes,
- * built argument by argument.  At argument d, the constants of the
- * domain are grouped by the set of (remaining) known cubes whose side
- * holds them; each group recurses with those cubes on the next argument,
- * and the constants in no side make one cube whose other sides are whole
- * domains.  A side that is most of its domain is stored negated.  The
- * dimensions are the classes of a part (cube_complement): a class's
- * side is that of each of its arguments. */
+ * built dimension by dimension, in the order run_ordered picks.  At
+ * dimension d, the constants of the domain are grouped by the set of
+ * (remaining) known cubes whose side holds them; each group recurses
+ * with those cubes on the next dimension, and the constants in no side
+ * make one cube whose other sides are whole domains.  A side that is
+ * most of its domain is stored negated.  The dimensions are the classes
+ * of a part (cube_complement): a class's side is that of each of its
+ * arguments. */
 struct comp {
 	struct store *s;
 	int pi, arity;                 /* arity: classes of the part */
@@ -334,8 +336,8 @@ part_atoms(struct comp *c, int (*ne)[2], int *nne)
 		if (side_meet(c, 1ull << a | 1ull << b) > 0) {
 			edge[m][0] = a;
 			edge[m][1] = b;
-			ne[m][0] = c->first[a];
-			ne[m][1] = c->first[b];
+			ne[m][0] = c->first[a] < c->first[b] ? c->first[a] : c->first[b];
+			ne[m][1] = c->first[a] < c->first[b] ? c->first[b] : c->first[a];
 			m++;
 		}
 	}
@@ -658,6 +660,100 @@ part_known(struct comp *c, const struct known *k, struct known *kp)
 	return 0;
 }
 
+/* The next order of o[0..n) after it, lexicographically; 0 after the
+ * last. */
+static int
+next_order(int *o, int n)
+{
+	int i = n - 2, j = n - 1, t;
+
+	while (i >= 0 && o[i] > o[i + 1])
+		i--;
+	if (i < 0)
+		return 0;
+	while (o[j] < o[i])
+		j--;
+	t = o[i];
+	o[i] = o[j];
+	o[j] = t;
+	for (int a = i + 1, b = n - 1; a < b; a++, b--) {
+		t = o[a];
+		o[a] = o[b];
+		o[b] = t;
+	}
+	return 1;
+}
+
+/* The classes of a part as numbered by their first argument. */
+struct part {
+	int r, first[64], cls_of[64], npne, pne[PAIRS_MAX][2];
+	int64_t dom[64];
+};
+
+/* Numbers the classes of part nat in order o: dimension t is class o[t]. */
+static void
+part_apply(struct comp *c, const struct part *nat, const int *o)
+{
+	int inv[64];
+
+	for (int t = 0; t < nat->r; t++) {
+		c->first[t] = nat->first[o[t]];
+		c->dom_n[t] = nat->dom[o[t]];
+		inv[o[t]] = t;
+	}
+	for (int i = 0; i < c->nargs; i++)
+		c->cls_of[i] = inv[nat->cls_of[i]];
+	for (int q = 0; q < nat->npne; q++) {
+		c->pne[q][0] = inv[nat->pne[q][0]];
+		c->pne[q][1] = inv[nat->pne[q][1]];
+	}
+	c->arity = nat->r;
+	c->npne = nat->npne;
+}
+
+/* The complement in the current part (c's classes, numbered by first
+ * argument) of the known cubes k, the classes taken in the order that
+ * makes the fewest cubes, each order of up to ORDER_MAX classes counted
+ * first (ties: the lowest order); kp is scratch. */
+static int
+run_ordered(struct comp *c, const struct known *k, struct known *kp)
+{
+	struct part nat;
+	int o[64], best[64], dry = c->dry, rc = 0;
+	int64_t before = c->ncubes, fewest = -1;
+
+	nat.r = c->arity;
+	nat.npne = c->npne;
+	memcpy(nat.first, c->first, sizeof nat.first);
+	memcpy(nat.cls_of, c->cls_of, sizeof nat.cls_of);
+	memcpy(nat.pne, c->pne, sizeof nat.pne);
+	memcpy(nat.dom, c->dom_n, sizeof nat.dom);
+	for (int t = 0; t < nat.r; t++)
+		o[t] = best[t] = t;
+	if (nat.r > 1 && nat.r <= ORDER_MAX) {
+		c->dry = 1;
+		do {
+			part_apply(c, &nat, o);
+			c->ncubes = 0;
+			rc = part_known(c, k, kp) < 0 ? err_oom(c->e) : comp_all(c, kp);
+			if (!rc && (fewest < 0 || c->ncubes < fewest)) {
+				fewest = c->ncubes;
+				memcpy(best, o, (size_t)nat.r * sizeof *o);
+			}
+		} while (!rc && next_order(o, nat.r));
+		c->dry = dry;
+		c->ncubes = before;
+		if (rc)
+			return rc;
+		if (dry) {
+			c->ncubes += fewest;
+			return 0;
+		}
+	}
+	part_apply(c, &nat, best);
+	return part_known(c, k, kp) < 0 ? err_oom(c->e) : comp_all(c, kp);
+}
+
 /* The complement part by part.  Each choice of = or != for the pairs
  * (bit h of m: pair h equal) that transitivity does not contradict is a
  * part: its atoms have exactly those pairs equal, so the parts are
@@ -711,10 +807,7 @@ run_parts(struct comp *c, const struct known *k, int (*pair)[2], int npair)
 				c->pne[c->npne++][1] = b;
 			}
 		}
-		if (part_known(c, k, &kp) < 0)
-			rc = err_oom(c->e);
-		else
-			rc = comp_all(c, &kp);
+		rc = run_ordered(c, k, &kp);
 	}
 	free(kp.ids.v);
 	free(kp.at.v);
@@ -728,13 +821,21 @@ run_parts(struct comp *c, const struct known *k, int (*pair)[2], int npair)
 static int
 run_plain(struct comp *c, const struct known *k)
 {
+	struct known kp = { 0 };
+	int rc;
+
 	c->arity = c->nargs;
 	c->npne = 0;
 	for (int i = 0; i < c->nargs; i++) {
 		c->cls_of[i] = c->first[i] = i;
 		c->dom_n[i] = c->arg_dom[i];
 	}
-	return comp_all(c, k);
+	rc = run_ordered(c, k, &kp);
+	free(kp.ids.v);
+	free(kp.at.v);
+	free(kp.cons.v);
+	free(kp.cat.v);
+	return rc;
 }
 
 /* The complement by parts of the known cubes k or the plain one of their
@@ -806,8 +907,9 @@ cube_complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
 				pair[npair - 1][0] = a;
 				pair[npair - 1][1] = b;
 			}
-	if (!rc && npair > 0 && (known_products(k, c.nargs, &ex) < 0 ||
-	    !(c.mark = xcalloc((size_t)g->maxid + 1, sizeof *c.mark))))
+	if (!rc && !(c.mark = xcalloc((size_t)g->maxid + 1, sizeof *c.mark)))
+		rc = err_oom(e);
+	if (!rc && npair > 0 && known_products(k, c.nargs, &ex) < 0)
 		rc = err_oom(e);
 	if (!rc && npair == 0)
 		rc = run_plain(&c, k);
