@@ -206,8 +206,10 @@ bt_generate(struct bt_ev *ev, unsigned *rs, int kind, int np, int nq)
 			bt_add(ev, 0, i, i + 1, 0, t);
 			bt_add(ev, 0, i + 1, i, 0, t);
 		}
-		if (kind == 2)
+		if (kind == 2) {
 			bt_add(ev, 3, i, i % nq, 0, 1);            /* matching */
+			bt_add(ev, 2, i, i % nq, i, 1);    /* its diagonal in T */
+		}
 		if (kind == 3)                             /* a clique, no loops */
 			for (int j = 0; j < np / 2; j++)
 				if (j != i && i < np / 2)
@@ -439,7 +441,7 @@ check_unknown(const char *dbp)
 START_TEST(test_cover_canonical)
 {
 	unsigned rs = 4242;
-	int constrained = 0, unk_eq = 0, unk_ne = 0;
+	int constrained = 0, unk_eq = 0, unk_ne = 0, unk_t = 0;
 
 	for (int round = 0; round < (tu_slow() ? 96 : 8); round++) {
 		int np = 2 + round % 5, nq = 1 + round % 3, perm[BT_MAX];
@@ -497,6 +499,10 @@ START_TEST(test_cover_canonical)
 			    "truth IS NULL AND eq IS NOT NULL") > 0;
 			unk_ne += tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
 			    "truth IS NULL AND ne IS NOT NULL") > 0;
+			/* T(p,q,p): its diagonal apart (a part with q between) */
+			unk_t += tu_sql_double(dbp, "SELECT count(*) FROM cubes c JOIN "
+			    "predicates p USING (pred_id) WHERE p.name = 'T' AND "
+			    "c.truth IS NULL AND c.eq = '[[0,2]]'") > 0;
 		}
 		ck_assert_msg(!strcmp(dump[0], dump[1]), "round %d: the cubes "
 		    "differ:\n%s---\n%s", round, dump[0], dump[1]);
@@ -506,6 +512,7 @@ START_TEST(test_cover_canonical)
 	ck_assert_int_ge(constrained, 4);
 	ck_assert_int_ge(unk_eq, 2);
 	ck_assert_int_ge(unk_ne, 2);
+	ck_assert_int_ge(unk_t, 1);
 }
 END_TEST
 
