@@ -202,7 +202,7 @@ struct comp {
 	const struct known *known;     /* over the classes */
 	int64_t dom_n[64];             /* domain size per class */
 	struct store_ids side[64];     /* the cube being built, per class */
-	unsigned neg;                  /* negated sides so far */
+	uint64_t neg;                  /* negated sides so far */
 	double atoms;                  /* of the cube being built, as a product */
 	int64_t ncubes;
 	int dry;                       /* count the cubes, store none */
@@ -380,7 +380,7 @@ comp_emit(struct comp *c)
 	struct store_ids side[64];
 	int eq[64][2], ne[PAIRS_MAX][2];
 	struct store_cons cons = { 0, 0, eq, ne };
-	unsigned neg = 0;
+	uint64_t neg = 0;
 	double atoms = c->atoms;
 
 	if (atoms <= 0 || (c->npne > 0 &&
@@ -413,9 +413,9 @@ comp_side(struct comp *c, int d, const int64_t *list, size_t n, int negate)
 		memcpy(c->side[d].v, list, n * sizeof *list);
 	c->side[d].n = n;
 	if (negate)
-		c->neg |= 1u << d;
+		c->neg |= UINT64_C(1) << d;
 	else
-		c->neg &= ~(1u << d);
+		c->neg &= ~(UINT64_C(1) << d);
 	return 0;
 }
 

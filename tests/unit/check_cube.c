@@ -591,6 +591,47 @@ START_TEST(test_cover_constraints)
 }
 END_TEST
 
+/* A predicate of 36 arguments: its unknown cubes negate sides past the
+ * 32nd (a 64-bit negated set); each cube without constraints holds the
+ * product of its sides' sizes (a negated side: the domain's other
+ * constants), and all of them the 2^36 ground atoms. */
+START_TEST(test_wide_negated)
+{
+	const char *dbp = tu_file("w.db", NULL), *evs[1];
+	struct buf m, ev;
+	int64_t n;
+	sqlift *h;
+
+	buf_init(&m);
+	buf_init(&ev);
+	buf_puts(&m, "p = {A, B}\nW(p");
+	buf_puts(&ev, "W(A");
+	for (int i = 1; i < 36; i++) {
+		buf_puts(&m, ",p");
+		buf_puts(&ev, i == 35 ? ",B" : ",A");
+	}
+	buf_puts(&m, ")\n");
+	buf_puts(&ev, ")\n");
+	evs[0] = tu_file("w.txt", ev.s);
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_msg(sqlift_load(h, tu_file("w.mln", m.s), evs, 1, 0, &n) == 0,
+	    "%s", sqlift_errmsg(h));
+	ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	buf_free(&m);
+	buf_free(&ev);
+	ck_assert_close(tu_sql_double(dbp, "SELECT sum(atoms) FROM cubes"),
+	    68719476736.0, 0);
+	ck_assert(tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+	    "negated >> 32 <> 0") >= 1);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cubes c WHERE "
+	    "c.eq IS NULL AND c.ne IS NULL AND c.atoms <> (SELECT round(exp(sum("
+	    "ln(CASE WHEN (c.negated >> j.key) & 1 THEN 2 - json_array_length("
+	    "j.value) ELSE json_array_length(j.value) END)))) FROM json_each("
+	    "c.sides) j)"), 0, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -600,6 +641,7 @@ main(void)
 		test_migration_from_v1,
 		test_cover_canonical,
 		test_cover_constraints,
+		test_wide_negated,
 	};
 
 	return tu_main("cube", 1, tests, sizeof tests / sizeof *tests);
