@@ -1,7 +1,8 @@
 /* cube-unknown.c: the cubes of a predicate's unknown atoms, the
- * complement of its true and false cubes, built argument by argument
- * (see struct comp), part by part of equal arguments where the known
- * cubes have = or != (see cube_complement). */
+ * complement of its true and false cubes, built dimension by dimension
+ * in the order that makes the fewest (struct comp, run_ordered), part by
+ * part of equal arguments where the known cubes have = or !=
+ * (cube_complement). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
