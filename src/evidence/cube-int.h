@@ -11,10 +11,13 @@
 
 /* The known cubes of the current predicate, kept for the complement: all
  * their sides in one array; side d of cube k, j = k * arity + d, is
- * ids[at[j]] up to at[j + 1] (ids.n for the last side). */
+ * ids[at[j]] up to at[j + 1] (ids.n for the last side); its constraints
+ * from cons[cat[k]]: neq, nne, then the eq pairs and the ne pairs. */
 struct known {
 	VEC(int64_t) ids;
 	VEC(size_t) at;
+	VEC(int) cons;
+	VEC(size_t) cat;
 	size_t n;              /* cubes */
 };
 
@@ -52,7 +55,7 @@ hash_id(int64_t v, size_t mask)
 
 /* cube.c */
 /* Stores a known cube with its constraints (cons may be NULL) and
- * appends it to the known cubes, for the complement, as products. */
+ * appends it to the known cubes, for the complement. */
 int cube_emit(struct store *s, struct sigs *g, int pi, int truth,
     int64_t atoms, const struct store_ids *side,
     const struct store_cons *cons, struct err *e) WUR;
@@ -81,8 +84,14 @@ long cube_mem_limit(void);
 int cube_mem_build(struct store *s, struct sigs *g, int pi, int truth,
     int64_t *ncubes, struct err *e) WUR;
 
-/* cube-unknown.c: the complement of the known cubes of predicate pi; the
- * store's cube statements must be open (for the inserts). */
+/* cube-unknown.c */
+/* Appends a cube of arity sides with its constraints (cons may be NULL)
+ * to k; -1 out of memory. */
+int cube_known_add(struct known *k, int arity, const struct store_ids *side,
+    const struct store_cons *cons) WUR;
+/* The complement of the known cubes of predicate pi, with = and != where
+ * they make it fewer cubes; the store's cube statements must be open (for
+ * the inserts). */
 int cube_complement(struct store *s, struct sigs *g, int pi,
     int64_t *ncubes, struct err *e) WUR;
 

@@ -54,6 +54,7 @@ static void
 known_clear(struct sigs *g)
 {
 	g->known.ids.n = g->known.at.n = g->known.n = 0;
+	g->known.cons.n = g->known.cat.n = 0;
 }
 
 /* 0 when every constant of the sides is in its argument's domain. */
@@ -71,102 +72,14 @@ side_check(struct store *s, int pi, const struct store_ids *side)
 	return 0;
 }
 
-/* Appends a product of sides to the known cubes. */
-static int
-known_add(struct sigs *g, const struct store_ids *side)
-{
-	struct known *k = &g->known;
-	size_t total = k->ids.n;
-
-	for (int i = 0; i < g->arity; i++)
-		total += side[i].n;
-	if (vec_grow_((void **)&k->ids.v, &k->ids.cap, total,
-	    sizeof *k->ids.v) < 0 ||
-	    vec_grow_((void **)&k->at.v, &k->at.cap, k->at.n +
-	    (size_t)g->arity, sizeof *k->at.v) < 0)
-		return -1;
-	for (int i = 0; i < g->arity; i++) {
-		k->at.v[k->at.n++] = k->ids.n;
-		if (side[i].n > 0)
-			memcpy(k->ids.v + k->ids.n, side[i].v,
-			    side[i].n * sizeof *side[i].v);
-		k->ids.n += side[i].n;
-	}
-	k->n++;
-	return 0;
-}
-
-/* Is constant v of argument last equal to a fixed partner of one of
- * its inequalities? */
-static int
-ne_hit(const struct store_cons *cons, const struct store_ids *side,
-    int last, int64_t v)
-{
-	for (int q = 0; q < cons->nne; q++)
-		if ((cons->ne[q][0] == last && side[cons->ne[q][1]].v[0] == v) ||
-		    (cons->ne[q][1] == last && side[cons->ne[q][0]].v[0] == v))
-			return 1;
-	return 0;
-}
-
-/* The products whose union is a cube with constraints, for the
- * complement: the arguments in a constraint take each constant of their
- * side in turn (one equal to an earlier argument, that one's constant),
- * but for last, in inequalities only, whose side loses its partners'
- * constants; so a diagonal or all pairs but the diagonal of n constants
- * make n products.  pos[0..npos) are the arguments still to fix. */
-static int
-known_expand(struct sigs *g, struct store_ids *side, const int *rep,
-    const struct store_cons *cons, const int *pos, int npos, int last)
-{
-	int64_t one[64];
-	struct store_ids keep;
-	int rc = 0;
-
-	if (npos == 0 && last < 0)
-		return known_add(g, side);
-	if (npos == 0) {
-		int64_t *v;
-		size_t n = 0;
-		keep = side[last];
-		if (!(v = xmalloc((keep.n + 1) * sizeof *v)))
-			return -1;
-		for (size_t k = 0; k < keep.n; k++)
-			if (!ne_hit(cons, side, last, keep.v[k]))
-				v[n++] = keep.v[k];
-		side[last] = (struct store_ids){ v, n, 0 };
-		if (n > 0)
-			rc = known_add(g, side);
-		side[last] = keep;
-		free(v);
-		return rc;
-	}
-	keep = side[pos[0]];
-	for (size_t k = 0; k < keep.n && !rc; k++) {
-		int ok = 1, p = pos[0];
-		one[p] = keep.v[k];
-		side[p] = (struct store_ids){ &one[p], 1, 0 };
-		if (rep[p] != p)
-			ok = side[rep[p]].v[0] == one[p];
-		for (int q = 0; q < cons->nne && ok; q++)
-			if (cons->ne[q][1] == p && cons->ne[q][0] != last)
-				ok = side[cons->ne[q][0]].v[0] != one[p];
-		if (ok)
-			rc = known_expand(g, side, rep, cons, pos + 1, npos - 1, last);
-	}
-	side[pos[0]] = keep;
-	return rc;
-}
-
 /* Stores a known cube with its constraints (cons may be NULL) and
- * appends it to the known cubes, for the complement, as products. */
+ * appends it to the known cubes, for the complement. */
 int
 cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
     const struct store_ids *side, const struct store_cons *cons,
     struct err *e)
 {
-	struct store_ids cur[64];
-	int rep[64], in[64] = { 0 }, pos[64], npos = 0, last = -1, rc;
+	int rc;
 
 	if ((rc = store_cube_put(s, pi, truth, atoms, side, 0, cons, e)))
 		return rc;
@@ -174,27 +87,7 @@ cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
 		return err_set(e, SQLIFT_EDB, "%s: corrupt database: evidence "
 		    "of %s holds a constant id not in its domain", store_path(s),
 		    store_pred_at(s, pi)->name);
-	if (!cons)
-		return known_add(g, side) < 0 ? err_oom(e) : 0;
-	/* eq pairs tie a later argument to an earlier one, ne pairs are of
-	 * earlier arguments, as cover.c makes them */
-	for (int i = 0; i < g->arity; i++)
-		rep[i] = i;
-	for (int q = 0; q < cons->neq; q++) {
-		rep[cons->eq[q][1]] = cons->eq[q][0];
-		in[cons->eq[q][0]] = in[cons->eq[q][1]] = 2;
-	}
-	for (int q = 0; q < cons->nne; q++)
-		for (int h = 0; h < 2; h++)
-			in[cons->ne[q][h]] |= 1;
-	for (int i = 0; i < g->arity; i++)
-		if (in[i] == 1)
-			last = i;  /* in inequalities only: not enumerated */
-	for (int i = 0; i < g->arity; i++)
-		if (in[i] && i != last)
-			pos[npos++] = i;
-	memcpy(cur, side, (size_t)g->arity * sizeof *cur);
-	return known_expand(g, cur, rep, cons, pos, npos, last) < 0 ?
+	return cube_known_add(&g->known, g->arity, side, cons) < 0 ?
 	    err_oom(e) : 0;
 }
 
@@ -591,6 +484,8 @@ done:
 	free(g.rank);
 	free(g.known.ids.v);
 	free(g.known.at.v);
+	free(g.known.cons.v);
+	free(g.known.cat.v);
 	free(g.dom_n);
 	return rc;
 }

@@ -287,7 +287,7 @@ store_cubes_current(struct store *s, const char *key, int *yes,
 
 int
 store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated,
+    const struct store_ids *sides, uint64_t negated,
     const struct store_cons *cons, struct err *e)
 {
 	sqlite3_stmt *st = s->cube.put;
@@ -330,7 +330,7 @@ store_cube_put(struct store *s, int pi, int truth, int64_t atoms,
 	else
 		sqlite3_bind_int(st, 2, truth);
 	sqlite3_bind_int64(st, 3, atoms);
-	sqlite3_bind_int(st, 4, (int)negated);
+	sqlite3_bind_int64(st, 4, (sqlite3_int64)negated);
 	sqlite3_bind_text(st, 5, j->s, (int)sl, SQLITE_STATIC);
 	if (eq < 0)
 		sqlite3_bind_null(st, 6);

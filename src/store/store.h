@@ -217,7 +217,7 @@ struct store_cons {
  * constraints (cons may be NULL: none); bit j of negated: side j lists
  * the constants left out. */
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
-    const struct store_ids *sides, unsigned negated,
+    const struct store_ids *sides, uint64_t negated,
     const struct store_cons *cons, struct err *e) WUR;
 /* The rank of every constant's name: rank[id] for ids up to *maxid
  * (-1 for no constant); caller frees. */

@@ -206,8 +206,10 @@ bt_generate(struct bt_ev *ev, unsigned *rs, int kind, int np, int nq)
 			bt_add(ev, 0, i, i + 1, 0, t);
 			bt_add(ev, 0, i + 1, i, 0, t);
 		}
-		if (kind == 2)
+		if (kind == 2) {
 			bt_add(ev, 3, i, i % nq, 0, 1);            /* matching */
+			bt_add(ev, 2, i, i % nq, i, 1);    /* its diagonal in T */
+		}
 		if (kind == 3)                             /* a clique, no loops */
 			for (int j = 0; j < np / 2; j++)
 				if (j != i && i < np / 2)
@@ -395,14 +397,51 @@ check_exact(const char *dbp)
 	    "SELECT count(*) FROM evidence_atoms"), 0);
 }
 
+/* Every ground atom of R(p,p), S(p), T(p,q,p), M(p,q), from the domains. */
+#define BT_ALL "WITH p AS (SELECT k.name n FROM constants k JOIN domains " \
+	"d USING (const_id) JOIN types t USING (type_id) WHERE t.name = 'p'), " \
+	"q AS (SELECT k.name n FROM constants k JOIN domains d USING " \
+	"(const_id) JOIN types t USING (type_id) WHERE t.name = 'q'), " \
+	"g (atom) AS (SELECT 'R(' || a.n || ',' || b.n || ')' FROM p a, p b " \
+	"UNION ALL SELECT 'S(' || a.n || ')' FROM p a UNION ALL SELECT 'T(' " \
+	"|| a.n || ',' || b.n || ',' || c.n || ')' FROM p a, q b, p c UNION " \
+	"ALL SELECT 'M(' || a.n || ',' || b.n || ')' FROM p a, q b) "
+
+/* The unknown cubes (with their = and !=, sides listed or negated) are
+ * exactly the ground atoms without evidence: listed by brute force over
+ * the domains, both differences empty, no atom twice, and each cube's
+ * atoms column sums to as many. */
+static void
+check_unknown(const char *dbp)
+{
+	ck_assert_close(tu_sql_double(dbp, BT_ALL "SELECT count(*) FROM "
+	    "(SELECT atom FROM g EXCEPT SELECT atom FROM evidence_atoms EXCEPT "
+	    "SELECT atom FROM cube_atoms WHERE truth IS NULL)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, BT_ALL "SELECT count(*) FROM "
+	    "(SELECT atom FROM cube_atoms WHERE truth IS NULL EXCEPT SELECT "
+	    "atom FROM g EXCEPT SELECT atom FROM evidence_atoms)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "(SELECT DISTINCT atom FROM cube_atoms WHERE truth IS NULL)"), 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, "SELECT coalesce(sum("
+	    "atoms), 0) FROM cubes WHERE truth IS NULL"), 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL"), tu_sql_double(dbp, BT_ALL "SELECT count(*) "
+	    "FROM g") - tu_sql_double(dbp, "SELECT count(*) FROM "
+	    "evidence_atoms"), 0);
+}
+
 /* The cover is canonical: the same evidence with its lines shuffled and
  * the domains declared in reverse (other constant ids) gives the same
  * cubes, constants by name, in the same order, the unknown ones too; and
- * cube_atoms is exactly the evidence, each time. */
+ * cube_atoms is exactly the evidence and the unknown atoms, each time
+ * (diagonals, symmetric pairs, matchings, cliques: unknown cubes with =
+ * and != among them). */
 START_TEST(test_cover_canonical)
 {
 	unsigned rs = 4242;
-	int constrained = 0;
+	int constrained = 0, unk_eq = 0, unk_ne = 0, unk_t = 0;
 
 	for (int round = 0; round < (tu_slow() ? 96 : 8); round++) {
 		int np = 2 + round % 5, nq = 1 + round % 3, perm[BT_MAX];
@@ -452,9 +491,18 @@ START_TEST(test_cover_canonical)
 			    sqlift_errmsg(h));
 			sqlift_close(h);
 			check_exact(dbp);
+			check_unknown(dbp);
 			dump[v] = sql_text(dbp, CUBES_BY_NAME);
 			constrained += tu_sql_double(dbp, "SELECT count(*) FROM cubes "
 			    "WHERE eq IS NOT NULL OR ne IS NOT NULL") > 0;
+			unk_eq += tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+			    "truth IS NULL AND eq IS NOT NULL") > 0;
+			unk_ne += tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+			    "truth IS NULL AND ne IS NOT NULL") > 0;
+			/* T(p,q,p): its diagonal apart (a part with q between) */
+			unk_t += tu_sql_double(dbp, "SELECT count(*) FROM cubes c JOIN "
+			    "predicates p USING (pred_id) WHERE p.name = 'T' AND "
+			    "c.truth IS NULL AND c.eq = '[[0,2]]'") > 0;
 		}
 		ck_assert_msg(!strcmp(dump[0], dump[1]), "round %d: the cubes "
 		    "differ:\n%s---\n%s", round, dump[0], dump[1]);
@@ -462,8 +510,31 @@ START_TEST(test_cover_canonical)
 		free(dump[1]);
 	}
 	ck_assert_int_ge(constrained, 4);
+	ck_assert_int_ge(unk_eq, 2);
+	ck_assert_int_ge(unk_ne, 2);
+	ck_assert_int_ge(unk_t, 1);
 }
 END_TEST
+
+/* The unknown atoms of Same(p,p) and Knows(p,p) over p = A..E are the
+ * 25 pairs of each less its evidence: by brute force, both ways. */
+static void
+check_unknown_same_knows(const char *dbp)
+{
+#define SK_ALL "WITH p AS (SELECT name n FROM constants), g (atom) AS " \
+	"(SELECT x || '(' || a.n || ',' || b.n || ')' FROM p a, p b, " \
+	"(SELECT 'Same' x UNION ALL SELECT 'Knows')) "
+	ck_assert_close(tu_sql_double(dbp, SK_ALL "SELECT count(*) FROM (SELECT "
+	    "atom FROM g EXCEPT SELECT atom FROM evidence_atoms EXCEPT SELECT "
+	    "atom FROM cube_atoms WHERE truth IS NULL)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, SK_ALL "SELECT count(*) FROM (SELECT "
+	    "atom FROM cube_atoms WHERE truth IS NULL AND predicate IN ('Same', "
+	    "'Knows') EXCEPT SELECT atom FROM g EXCEPT SELECT atom FROM "
+	    "evidence_atoms)"), 0, 0);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cube_atoms "
+	    "WHERE truth IS NULL AND predicate IN ('Same', 'Knows')"), 50 - 11, 0);
+#undef SK_ALL
+}
 
 /* setineq constraints in the cubes: a diagonal over two blocks is one
  * cube x = y, all pairs of a block but the diagonal one cube x != y; the
@@ -493,6 +564,18 @@ START_TEST(test_cover_constraints)
 	    "('Same', 'Knows') ORDER BY p.name");
 	ck_assert_str_eq(txt, "Knows 6 - [[0,1]]\nSame 5 [[0,1]] -\n");
 	free(txt);
+	/* the unknown atoms by parts: Same's all pairs but the diagonal, one
+	 * cube x != y (as products it took 5); Knows's x = y, and x != y as
+	 * A..C by D, E and D, E by all but the diagonal (4 as products) */
+	check_unknown_same_knows(dbp);
+	txt = sql_text(dbp, "SELECT p.name || ' ' || c.atoms || ' ' || "
+	    "coalesce(c.eq, '-') || ' ' || coalesce(c.ne, '-') || ' ' || "
+	    "c.negated FROM cubes c JOIN predicates p USING (pred_id) WHERE "
+	    "c.truth IS NULL AND p.name IN ('Same', 'Knows') ORDER BY p.name, "
+	    "c.cube_id");
+	ck_assert_str_eq(txt, "Knows 6 - - 2\nKnows 8 - [[0,1]] 3\n"
+	    "Knows 5 [[0,1]] - 3\nSame 20 - [[0,1]] 3\n");
+	free(txt);
 	o.method = "brute";
 	o.queries = "Smokes";
 	ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "%s", sqlift_errmsg(h));
@@ -508,6 +591,47 @@ START_TEST(test_cover_constraints)
 }
 END_TEST
 
+/* A predicate of 36 arguments: its unknown cubes negate sides past the
+ * 32nd (a 64-bit negated set); each cube without constraints holds the
+ * product of its sides' sizes (a negated side: the domain's other
+ * constants), and all of them the 2^36 ground atoms. */
+START_TEST(test_wide_negated)
+{
+	const char *dbp = tu_file("w.db", NULL), *evs[1];
+	struct buf m, ev;
+	int64_t n;
+	sqlift *h;
+
+	buf_init(&m);
+	buf_init(&ev);
+	buf_puts(&m, "p = {A, B}\nW(p");
+	buf_puts(&ev, "W(A");
+	for (int i = 1; i < 36; i++) {
+		buf_puts(&m, ",p");
+		buf_puts(&ev, i == 35 ? ",B" : ",A");
+	}
+	buf_puts(&m, ")\n");
+	buf_puts(&ev, ")\n");
+	evs[0] = tu_file("w.txt", ev.s);
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_msg(sqlift_load(h, tu_file("w.mln", m.s), evs, 1, 0, &n) == 0,
+	    "%s", sqlift_errmsg(h));
+	ck_assert_msg(sqlift_cubes(h, NULL) == 0, "%s", sqlift_errmsg(h));
+	sqlift_close(h);
+	buf_free(&m);
+	buf_free(&ev);
+	ck_assert_close(tu_sql_double(dbp, "SELECT sum(atoms) FROM cubes"),
+	    68719476736.0, 0);
+	ck_assert(tu_sql_double(dbp, "SELECT count(*) FROM cubes WHERE "
+	    "negated >> 32 <> 0") >= 1);
+	ck_assert_close(tu_sql_double(dbp, "SELECT count(*) FROM cubes c WHERE "
+	    "c.eq IS NULL AND c.ne IS NULL AND c.atoms <> (SELECT round(exp(sum("
+	    "ln(CASE WHEN (c.negated >> j.key) & 1 THEN 2 - json_array_length("
+	    "j.value) ELSE json_array_length(j.value) END)))) FROM json_each("
+	    "c.sides) j)"), 0, 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -517,6 +641,7 @@ main(void)
 		test_migration_from_v1,
 		test_cover_canonical,
 		test_cover_constraints,
+		test_wide_negated,
 	};
 
 	return tu_main("cube", 1, tests, sizeof tests / sizeof *tests);

@@ -1,7 +1,8 @@
 /* check_oom.c: every allocation of a run fails in turn (k = 1, 2, ...
  * until the run no longer reaches allocation k), through the public API
  * on a small model with evidence: an exact run, one through the
- * multi-block binomial, and lis runs on two threads, one that samples
+ * multi-block binomial, one whose cubes' complement goes by parts of
+ * equal arguments, and lis runs on two threads, one that samples
  * every branch, one that enumerates the small parts.  For each k the run returns SQLIFT_ENOMEM and leaves the
  * database file as it was, or, where the engine goes on without the
  * memory (its cache stops caching), gives run 1's answers to the bit.
@@ -28,6 +29,14 @@ static const char *MB_MODEL =
     "Friends(person, person)\n1.5 Smokes(x) => Cancer(x)\n"
     "1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n";
 static const char *MB_EVIDENCE = "!Cancer(B)\nCancer(D)\n";
+/* a diagonal and a symmetric pair: known cubes with = and !=, so the
+ * cubes a run builds take the unknown atoms' complement by parts */
+static const char *PARTS_MODEL =
+    "person = {A, B, C}\nSame(person,person)\nSmokes(person)\n"
+    "Friends(person, person)\n1.1 Friends(x, y) ^ Smokes(x) => Smokes(y)\n"
+    "0.7 Same(x, y) ^ Smokes(x) => Smokes(y)\n";
+static const char *PARTS_EVIDENCE = "Same(A,A)\nSame(B,B)\nSame(C,C)\n"
+    "Friends(A,B)\nFriends(B,A)\n";
 static const char *model, *evidence;  /* of the sweep: MODEL by default */
 static int with_cubes;  /* the sweep's database has stored cubes */
 
@@ -242,6 +251,21 @@ START_TEST(test_oom_multibin)
 }
 END_TEST
 
+/* An exact run whose cubes' complement goes by parts
+ * (evidence/cube-unknown.c). */
+START_TEST(test_oom_parts)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	model = PARTS_MODEL;
+	evidence = PARTS_EVIDENCE;
+	o.method = "exact";
+	o.queries = "Smokes";
+	ck_assert_int_gt(sweep(&o), 100);
+	model = evidence = NULL;
+}
+END_TEST
+
 /* A lis run with 2 threads and the given exact budget. */
 static long
 sweep_lis(int64_t exact_budget)
@@ -276,7 +300,7 @@ int
 main(void)
 {
 	const TTest *const tests[] = { test_oom_exact, test_oom_exact_cubes,
-	    test_oom_multibin, test_oom_lis, test_oom_lis_tries };
+	    test_oom_multibin, test_oom_parts, test_oom_lis, test_oom_lis_tries };
 	Suite *s;
 	TCase *tc;
 
