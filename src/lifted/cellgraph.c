@@ -395,8 +395,49 @@ in_order(const struct cg *s, int ng, const int *ord, const int *gb,
 	}
 }
 
+/* Records the sum sm (log *out, terms vectors, ecnt its expected
+ * counts per group) for the marginals of t's cell-bit classes (unary,
+ * or binary with both arguments one constant), keyed as in the top
+ * theory: by exchangeability an atom's marginal is the expected count
+ * of its class's true atoms over its block's size (cgmarg.c). */
 static int
-cg_sum(struct cg *s, double *out, int *applied)
+cg_record(struct cg *s, int ng, const int *ord, const int *grp,
+    const struct cgsum *sm, double lz, double terms, const double *ecnt)
+{
+	const struct index *ix = s->ix;
+	double *lwk = xmalloc(((size_t)ng + 1) * sizeof *lwk);
+	int rec = -1, rc = -1;
+
+	if (!lwk || (rec = cgm_add_rec(s->g, sm, lz, terms, ecnt)) < 0)
+		goto done;
+	for (int k = 0; k < ix->ncls; k++) {
+		const struct occ *o = &ix->occ[ix->first[k]];
+		int b = s->lb[o->key[1]], buf[KEY_BUF];
+		if (s->bit[k] < 0)
+			continue;
+		/* per group of the sum: its cells of the class's bit */
+		for (int i = 0; i < ng; i++) {
+			lwk[i] = -INFINITY;
+			for (int x = 0; x < 1 << s->nbits[b]; x++) {
+				int c = s->cell0[b] + x;
+				if (((x >> s->bit[k]) & 1) && grp[c] == ord[i])
+					lwk[i] = s->g->sr->add(lwk[i], s->lw[c]);
+			}
+		}
+		if (cgm_add_class(s->g, rec, th_gkey(s->t, o->key, o->len, buf),
+		    o->len, lwk) < 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	free(lwk);
+	return rc;
+}
+
+/* top: record the sum for marginals (cg_record), when it is the sum
+ * semiring's and Z > 0. */
+static int
+cg_sum(struct cg *s, double *out, int *applied, int top)
 {
 	int *grp = xmalloc((size_t)s->ncell * sizeof *grp);
 	int *rep = xmalloc((size_t)s->ncell * sizeof *rep);
@@ -405,7 +446,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	int64_t *n = xmalloc((size_t)s->nb * sizeof *n);
 	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
 	int nord = 0, nmulti = 0, r, maxg = 0, pruned = 0;
-	double terms = 1, *ogw = NULL;
+	double terms = 1, *ogw = NULL, *ecnt = NULL;
 	struct cgsum sm;
 	int rc = -1;
 
@@ -460,7 +501,9 @@ cg_sum(struct cg *s, double *out, int *applied)
 	}
 	if (!(glr = xmalloc(((size_t)ng * ng + 1) * sizeof *glr)) ||
 	    !(ogb = xmalloc(((size_t)ng + 1) * sizeof *ogb)) ||
-	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw))) {
+	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw)) ||
+	    (top && s->g->sr->counts &&
+	    !(ecnt = xmalloc(((size_t)ng + 1) * sizeof *ecnt)))) {
 		rc = -1;
 		goto done;
 	}
@@ -497,7 +540,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 		sort_blocks(ord + nord, ng - nord, gb, n, o);
 		in_order(s, ng, ord, gb, gw, rep, ogb, ogw, glr);
 		/* a block with no groups has no constants */
-		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
+		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n, ecnt };
 		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {
 			rc = -1;
 			goto done;
@@ -510,6 +553,11 @@ cg_sum(struct cg *s, double *out, int *applied)
 			s->g->cg_wasted += nodes;
 	}
 	*applied = 1;
+	if (ecnt && *out > -INFINITY &&
+	    cg_record(s, ng, ord, grp, &sm, *out, terms, ecnt) < 0) {
+		rc = -1;
+		goto done;
+	}
 	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
 	    "%.3g count vectors%s", s->ncell, ng, s->nb, terms,
 	    pruned ? ", pruned" : "");
@@ -523,13 +571,16 @@ done:
 	free(ord);
 	free(ogb);
 	free(ogw);
+	free(ecnt);
 	return rc;
 }
 
 /* Returns 1 when the rule applies to t (then *out is its log Z, or *rc
- * an error); 0 leaves t to the other rules.  Does not take t. */
+ * an error); 0 leaves t to the other rules.  top: t is the top theory
+ * or one of its components, unconditioned, whose cell-bit classes'
+ * marginals then go to g->cgm (eng_marginal).  Does not take t. */
 int
-cellgraph(struct eng *g, const struct th *t, const struct index *ix,
+cellgraph(struct eng *g, const struct th *t, const struct index *ix, int top,
     double *out, int *rc)
 {
 	struct cg s;
@@ -559,7 +610,7 @@ cellgraph(struct eng *g, const struct th *t, const struct index *ix,
 			if (r == 0)
 				goto done;
 		}
-	if (cg_sum(&s, out, &applied) < 0)
+	if (cg_sum(&s, out, &applied, top && !g->plan) < 0)
 		goto oom;
 	ok = applied;
 	goto done;

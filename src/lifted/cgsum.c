@@ -57,6 +57,8 @@ struct cs {
 	struct tab *tb;        /* per block; np 0: not two groups */
 	double *ys;            /* per group: a tangent point of range_ub */
 	double max, acc;       /* the sum so far */
+	double cmax, ctot, *cacc; /* p->ecnt: every term added (e^-cmax:
+	                          ctot), and times each group's count */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
 	                          groups left */
@@ -80,6 +82,29 @@ cs_add(double *max, double *acc, double v)
 		*max = v;
 	} else
 		*acc += exp(v - *max);
+}
+
+/* The leaf of log term z (the counts in s->cnt) into the expected
+ * counts: apart from s->max and s->acc, which test mode resets around
+ * subtrees; every leaf comes here once. */
+static void
+cs_count(struct cs *s, double z)
+{
+	double e;
+
+	if (z == -INFINITY)
+		return;
+	if (z > s->cmax) {
+		double f = exp(s->cmax - z);
+		s->ctot *= f;
+		for (int g = 0; g < s->ng; g++)
+			s->cacc[g] *= f;
+		s->cmax = z;
+	}
+	e = exp(z - s->cmax);
+	s->ctot += e;
+	for (int g = 0; g < s->ng; g++)
+		s->cacc[g] += (double)s->cnt[g] * e;
 }
 
 static double
@@ -707,6 +732,8 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 		return;
 	if (i == s->ng) {
 		cs_add(&s->max, &s->acc, z);
+		if (s->cacc)
+			cs_count(s, z);
 		return;
 	}
 	first = i == 0 || p->gb[i] != p->gb[i - 1];
@@ -815,6 +842,8 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
 	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
 	s.ys = xmalloc(((size_t)ng + 1) * sizeof *s.ys);
+	if (p->ecnt && !(s.cacc = xcalloc((size_t)ng + 1, sizeof *s.cacc)))
+		goto done;
 	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
 	    !s.ys ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
@@ -831,6 +860,7 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 		s.after[g] = g + 1 == ng ? 0 : s.after[g + 1] +
 		    (p->gb[g + 1] != p->gb[g] ? p->n[p->gb[g + 1]] : 0);
 	s.max = -INFINITY;
+	s.cmax = -INFINITY;
 	s.lb = -INFINITY;
 	if (prune) {
 		if (cs_split(&s) < 0)
@@ -841,6 +871,8 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	}
 	cs_rec(&s, 0, 0, 0, prune);
 	*out = cs_log(s.max, s.acc);
+	for (int g = 0; s.cacc && g < ng; g++)
+		p->ecnt[g] = s.ctot > 0 ? s.cacc[g] / s.ctot : 0;
 	rc = s.stop;
 	*nodes = s.nodes;
 done:
@@ -860,5 +892,6 @@ done:
 	}
 	free(s.tb);
 	free(s.ys);
+	free(s.cacc);
 	return rc;
 }

@@ -95,6 +95,9 @@ struct cgsum {
 	const int *gb;
 	const double *lw, *lr;
 	const int64_t *n;
+	/* if not NULL: per group, its expected count (the sum of the
+	 * counts weighted by the terms, over the sum), filled with *out */
+	double *ecnt;
 };
 int cgsum(const struct cgsum *p, double vectors, double budget,
     double *out, double *nodes);
@@ -102,6 +105,9 @@ int cgsum(const struct cgsum *p, double vectors, double budget,
  * in full, counted in cg_bound_checks, those above their bound in
  * cg_bound_violations and those below the threshold in cg_bound_drops. */
 extern _Thread_local int cg_test_mode;
+/* For tests: 1 takes every marginal by conditioning, never from the
+ * expected counts of log Z's cell graph (cellgraph.c). */
+extern _Thread_local int cg_marg_off;
 extern _Thread_local int64_t cg_bound_violations, cg_bound_checks,
     cg_bound_drops;
 

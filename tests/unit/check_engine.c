@@ -625,7 +625,7 @@ START_TEST(test_engine_cgsum)
 			for (int j = i; j < ng; j++)
 				lr[i * ng + j] = lr[j * ng + i] = rnd(12) == 0 ?
 				    -INFINITY : ((int)rnd(2001) - 1000) / 666.7;
-		p = (struct cgsum){ ng, nb, gb, lw, lr, n };
+		p = (struct cgsum){ ng, nb, gb, lw, lr, n, NULL };
 		want = cgsum_direct(&p, 0, 0, n[0], cnt);
 		for (int mode = 0; mode <= 2; mode++) {
 			cg_test_mode = mode;
