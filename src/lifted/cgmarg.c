@@ -43,6 +43,7 @@ struct cgmarg {
 };
 
 _Thread_local int cg_marg_off;
+_Thread_local int64_t cg_marg_hits, cg_marg_refined;
 
 static void
 rec_free(struct cgrec *r)
@@ -174,6 +175,7 @@ refine(struct cgrec *r, int h)
 	/* (a sum of up to 4e6 vectors in full, as cellgraph.c does) */
 	if (rc == 1 && r->terms <= 4e6)
 		rc = cgsum(&p, r->terms, INFINITY, &z, &nodes);
+	cg_marg_refined++;
 	if (rc == 0) {
 		r->pg[h] = z == -INFINITY ? 0 : exp(r->lw[h] + z - r->lz);
 		if (r->pg[h] > 1)
@@ -225,6 +227,7 @@ cgm_marginal(struct eng *g, const int *key, size_t len, double *prob)
 					return 0;
 			}
 		*prob = cls_p(r, c);
+		cg_marg_hits++;
 		return 1;
 	}
 	return 0;
