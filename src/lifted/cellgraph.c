@@ -232,24 +232,15 @@ cell_weights(struct cg *s)
 	}
 }
 
-/* Pair weights of blocks p <= q: over the atoms between A in p and B in
- * q, the product of their groundings' weights. */
+/* The groundings of the two-variable clauses on A in block p and B in
+ * q (p <= q) into gc (2 per clause at most); returns how many. */
 static int
-pair_weights(struct cg *s, int p, int q)
+pair_clauses(const struct cg *s, int p, int q, int (*pa)[2], int npa,
+    struct gcl *gc)
 {
 	const struct th *t = s->t;
-	int pa[CG_MAX_PAIR][2], npa, ng = 0, kp = 1 << s->nbits[p];
-	unsigned read = 0;
-	int kq = 1 << s->nbits[q];
-	struct gcl *gc;
+	int ng = 0;
 
-	if (pair_atoms(s, p, q, pa, &npa) < 0)
-		return 0;
-	s->work += (double)kp * kq * (1 << npa) * (double)(2 * t->c.n + 1);
-	if (s->work > CG_MAX_WORK)
-		return 0;
-	if (!(gc = xmalloc((2 * t->c.n + 1) * sizeof *gc)))
-		return -1;
 	for (size_t i = 0; i < t->c.n; i++) {
 		const struct cl *c = t->c.v[i];
 		int bu, bv;
@@ -262,6 +253,28 @@ pair_weights(struct cg *s, int p, int q)
 		if (bu == q && bv == p)
 			ground(s, (int)i, 1, 0, pa, npa, &gc[ng++]);
 	}
+	return ng;
+}
+
+/* Pair weights of blocks p <= q: over the atoms between A in p and B in
+ * q, the product of their groundings' weights. */
+static int
+pair_weights(struct cg *s, int p, int q)
+{
+	const struct th *t = s->t;
+	int pa[CG_MAX_PAIR][2], npa, ng, kp = 1 << s->nbits[p];
+	unsigned read = 0;
+	int kq = 1 << s->nbits[q];
+	struct gcl *gc;
+
+	if (pair_atoms(s, p, q, pa, &npa) < 0)
+		return 0;
+	s->work += (double)kp * kq * (1 << npa) * (double)(2 * t->c.n + 1);
+	if (s->work > CG_MAX_WORK)
+		return 0;
+	if (!(gc = xmalloc((2 * t->c.n + 1) * sizeof *gc)))
+		return -1;
+	ng = pair_clauses(s, p, q, pa, npa, gc);
 	/* within one block, the pair in the order of the bits the pair
 	 * clauses read: cells that differ in other bits then get the same
 	 * floating-point row, and merge (same_row) */
@@ -395,42 +408,136 @@ in_order(const struct cg *s, int ng, const int *ord, const int *gb,
 	}
 }
 
+/* For the off-diagonal class k between blocks b1 (its first argument)
+ * and b2: per pair of cells (c1 of b1, c2 of b2), q[c1 * k2 + c2], the
+ * probability of its atom k(A, B) given A in c1 and B in c2 (A != B):
+ * the pair's weight with the atom true over its weight.  0: k is not
+ * between the two. */
+static int
+pair_q(const struct cg *s, int k, int b1, int b2, double *q)
+{
+	int p = b1 < b2 ? b1 : b2, r = b1 < b2 ? b2 : b1;
+	int pa[CG_MAX_PAIR][2], npa, ng, e = -1, k2 = 1 << s->nbits[b2];
+	struct gcl *gc;
+
+	if (pair_atoms(s, p, r, pa, &npa) < 0)
+		return 0;
+	/* k(A, B), A in p: orientation 0 where b1 is p */
+	for (int j = 0; j < npa; j++)
+		if (pa[j][0] == k && pa[j][1] == (b1 == p ? 0 : 1))
+			e = j;
+	if (e < 0)
+		return 0;
+	if (!(gc = xmalloc((2 * s->t->c.n + 1) * sizeof *gc)))
+		return -1;
+	ng = pair_clauses(s, p, r, pa, npa, gc);
+	for (int i = 0; i < 1 << s->nbits[p]; i++)
+		for (int j = 0; j < 1 << s->nbits[r]; j++) {
+			double tot = -INFINITY, on = -INFINITY;
+			for (unsigned x = 0; x < 1u << npa; x++) {
+				double f = 0;
+				for (int l = 0; l < ng && f > -INFINITY; l++)
+					f += gcl_eval(&gc[l], (unsigned)i, (unsigned)j, x);
+				tot = s->g->sr->add(tot, f);
+				if ((x >> e) & 1)
+					on = s->g->sr->add(on, f);
+			}
+			q[b1 == p ? i * k2 + j : j * k2 + i] = tot == -INFINITY ?
+			    0 : exp(on - tot);
+		}
+	free(gc);
+	return 1;
+}
+
+/* The off-diagonal class k, pos[] per cell its group's place in the
+ * sum (-1: none), share[] its share of the group's weight: into qg,
+ * per pair of groups g, h, what a pair of constants (A in g, B in h)
+ * adds to k's expected count, the sum over their cells c1, c2 of the
+ * two shares times q (pair_q). */
+static int
+pair_class(const struct cg *s, int k, int ng, const int *pos,
+    const double *share, double *qg)
+{
+	const int *key = s->ix->occ[s->ix->first[k]].key;
+	int b1 = s->lb[key[1]], b2 = s->lb[key[3]], r;
+	int k1 = 1 << s->nbits[b1], k2 = 1 << s->nbits[b2];
+	double *q = xmalloc(((size_t)k1 * k2 + 1) * sizeof *q);
+
+	if (!q)
+		return -1;
+	if ((r = pair_q(s, k, b1, b2, q)) <= 0) {
+		free(q);
+		return r;
+	}
+	for (int i = 0; i < ng * ng; i++)
+		qg[i] = 0;
+	for (int i = 0; i < k1; i++)
+		for (int j = 0; j < k2; j++) {
+			int c1 = s->cell0[b1] + i, c2 = s->cell0[b2] + j;
+			if (pos[c1] >= 0 && pos[c2] >= 0)
+				qg[pos[c1] * ng + pos[c2]] += share[c1] * share[c2] *
+				    q[i * k2 + j];
+		}
+	free(q);
+	return 1;
+}
+
 /* Records the sum sm (log *out, terms vectors, ecnt its expected
- * counts per group) for the marginals of t's cell-bit classes (unary,
- * or binary with both arguments one constant), keyed as in the top
- * theory: by exchangeability an atom's marginal is the expected count
- * of its class's true atoms over its block's size (cgmarg.c). */
+ * counts per group) for the marginals of t's classes, keyed as in the
+ * top theory (cgmarg.c): by exchangeability an atom's marginal is its
+ * class's expected count of true atoms over its atoms.  A cell-bit
+ * class (unary, or binary on one constant) counts the constants in the
+ * cells with its bit; an off-diagonal one the pairs of constants, by
+ * their cells, times its atom's probability given the two cells. */
 static int
 cg_record(struct cg *s, int ng, const int *ord, const int *grp,
-    const struct cgsum *sm, double lz, double terms, const double *ecnt)
+    const double *gw, const struct cgsum *sm, double lz, double terms,
+    const double *ecnt)
 {
 	const struct index *ix = s->ix;
-	double *lwk = xmalloc(((size_t)ng + 1) * sizeof *lwk);
+	double *v = xmalloc(((size_t)ng * ng + 1) * sizeof *v);
+	double *share = xmalloc(((size_t)s->ncell + 1) * sizeof *share);
+	int *pos = xmalloc(((size_t)s->ncell + 1) * sizeof *pos);
 	int rec = -1, rc = -1;
 
-	if (!lwk || (rec = cgm_add_rec(s->g, sm, lz, terms, ecnt)) < 0)
+	if (!v || !share || !pos ||
+	    (rec = cgm_add_rec(s->g, sm, lz, terms, ecnt)) < 0)
 		goto done;
+	/* per cell: its place in the sum and share of its group's weight */
+	for (int c = 0; c < s->ncell; c++) {
+		pos[c] = -1;
+		share[c] = 0;
+		for (int i = 0; i < ng && grp[c] >= 0; i++)
+			if (ord[i] == grp[c]) {
+				pos[c] = i;
+				share[c] = exp(s->lw[c] - gw[grp[c]]);
+			}
+	}
 	for (int k = 0; k < ix->ncls; k++) {
 		const struct occ *o = &ix->occ[ix->first[k]];
-		int b = s->lb[o->key[1]], buf[KEY_BUF];
-		if (s->bit[k] < 0)
+		int b = s->lb[o->key[1]], buf[KEY_BUF], bin = s->bit[k] < 0, r;
+		if (bin && (r = pair_class(s, k, ng, pos, share, v)) <= 0) {
+			if (r < 0)
+				goto done;
 			continue;
-		/* per group of the sum: its cells of the class's bit */
-		for (int i = 0; i < ng; i++) {
-			lwk[i] = -INFINITY;
-			for (int x = 0; x < 1 << s->nbits[b]; x++) {
-				int c = s->cell0[b] + x;
-				if (((x >> s->bit[k]) & 1) && grp[c] == ord[i])
-					lwk[i] = s->g->sr->add(lwk[i], s->lw[c]);
-			}
+		}
+		/* per group of the sum: the share of its cells with the bit */
+		for (int i = 0; i < ng && !bin; i++)
+			v[i] = 0;
+		for (int x = 0; x < 1 << s->nbits[b] && !bin; x++) {
+			int c = s->cell0[b] + x;
+			if (((x >> s->bit[k]) & 1) && pos[c] >= 0)
+				v[pos[c]] += share[c];
 		}
 		if (cgm_add_class(s->g, rec, th_gkey(s->t, o->key, o->len, buf),
-		    o->len, lwk) < 0)
+		    o->len, bin, ix->atoms[k], v) < 0)
 			goto done;
 	}
 	rc = 0;
 done:
-	free(lwk);
+	free(v);
+	free(share);
+	free(pos);
 	return rc;
 }
 
@@ -540,7 +647,7 @@ cg_sum(struct cg *s, double *out, int *applied, int top)
 		sort_blocks(ord + nord, ng - nord, gb, n, o);
 		in_order(s, ng, ord, gb, gw, rep, ogb, ogw, glr);
 		/* a block with no groups has no constants */
-		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n, ecnt };
+		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n, ecnt, NULL };
 		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {
 			rc = -1;
 			goto done;
@@ -554,7 +661,7 @@ cg_sum(struct cg *s, double *out, int *applied, int top)
 	}
 	*applied = 1;
 	if (ecnt && *out > -INFINITY &&
-	    cg_record(s, ng, ord, grp, &sm, *out, terms, ecnt) < 0) {
+	    cg_record(s, ng, ord, grp, gw, &sm, *out, terms, ecnt) < 0) {
 		rc = -1;
 		goto done;
 	}

@@ -24,15 +24,18 @@ struct cgrec {
 	int64_t *n;
 	double lz, terms;
 	char *fine;            /* pg relatively exact */
+	double *m2;            /* the expected pairs of constants per pair of
+	                          groups (cgsum's epair); NULL until needed */
 };
 
 /* One class: its key in the top's blocks (-1 past its length), its
- * sum, and per group of the sum the log weight of the group's cells
- * where the class is true (-inf: none). */
+ * sum, and v: a cell-bit class's share of each group's weight in its
+ * cells with the bit (ng), or an off-diagonal one's expected true atoms
+ * per pair of constants in two groups (ng x ng, bin). */
 struct cgcls {
 	int key[KEY_LEN];
-	int rec;
-	double *lwk;
+	int rec, bin;
+	double atoms, *v;
 };
 
 struct cgmarg {
@@ -54,6 +57,7 @@ rec_free(struct cgrec *r)
 	free(r->pg);
 	free(r->n);
 	free(r->fine);
+	free(r->m2);
 }
 
 void
@@ -66,7 +70,7 @@ cgm_free(struct eng *g)
 	for (size_t i = 0; i < m->nr; i++)
 		rec_free(&m->r[i]);
 	for (size_t i = 0; i < m->nc; i++)
-		free(m->c[i].lwk);
+		free(m->c[i].v);
 	free(m->r);
 	free(m->c);
 	free(m);
@@ -121,30 +125,32 @@ cgm_add_rec(struct eng *g, const struct cgsum *p, double lz, double terms,
 }
 
 int
-cgm_add_class(struct eng *g, int rec, const int *key, size_t len,
-    const double *lwk)
+cgm_add_class(struct eng *g, int rec, const int *key, size_t len, int bin,
+    double atoms, const double *v)
 {
 	struct cgmarg *m = g->cgm;
 	struct cgcls *c;
-	size_t ng = (size_t)m->r[rec].ng;
+	size_t ng = (size_t)m->r[rec].ng, nv = bin ? ng * ng : ng;
 
 	if (len > KEY_LEN)
 		return 0;
 	if (m->nc == m->capc) {
 		size_t cap = m->capc ? 2 * m->capc : 16;
-		struct cgcls *v = xrealloc(m->c, cap * sizeof *v);
-		if (!v)
+		struct cgcls *nc = xrealloc(m->c, cap * sizeof *nc);
+		if (!nc)
 			return -1;
-		m->c = v;
+		m->c = nc;
 		m->capc = cap;
 	}
 	c = &m->c[m->nc];
 	for (size_t i = 0; i < KEY_LEN; i++)
 		c->key[i] = i < len ? key[i] : -1;
 	c->rec = rec;
-	if (!(c->lwk = xmalloc((ng + 1) * sizeof *c->lwk)))
+	c->bin = bin;
+	c->atoms = atoms;
+	if (!(c->v = xmalloc((nv + 1) * sizeof *c->v)))
 		return -1;
-	memcpy(c->lwk, lwk, ng * sizeof *c->lwk);
+	memcpy(c->v, v, nv * sizeof *c->v);
 	m->nc++;
 	return 0;
 }
@@ -159,7 +165,7 @@ refine(struct cgrec *r, int h)
 	int ng = r->ng, b = r->gb[h], rc;
 	double *lw = xmalloc(((size_t)ng + 1) * sizeof *lw), z, nodes;
 	int64_t *n = xmalloc(((size_t)r->nb + 1) * sizeof *n);
-	struct cgsum p = { ng, r->nb, r->gb, lw, r->lr, n, NULL };
+	struct cgsum p = { ng, r->nb, r->gb, lw, r->lr, n, NULL, NULL };
 
 	if (!lw || !n) {
 		free(lw);
@@ -187,15 +193,42 @@ refine(struct cgrec *r, int h)
 	return rc;
 }
 
-/* The marginal of class c from its groups' probabilities. */
+/* r->m2, by r's sum again with the pairs counted.  1: it gave up;
+ * -1: out of memory. */
+static int
+pairs(struct cgrec *r)
+{
+	size_t ng = (size_t)r->ng;
+	struct cgsum p = { r->ng, r->nb, r->gb, r->lw, r->lr, r->n, NULL, NULL };
+	double z, nodes;
+	int rc;
+
+	if (!(p.epair = r->m2 = xmalloc((ng * ng + 1) * sizeof *r->m2)))
+		return -1;
+	rc = cgsum(&p, r->terms, r->terms < 1e5 ? INFINITY : CGM_BUDGET, &z,
+	    &nodes);
+	if (rc == 1 && r->terms <= 4e6)
+		rc = cgsum(&p, r->terms, INFINITY, &z, &nodes);
+	if (rc) {
+		free(r->m2);
+		r->m2 = NULL;
+	}
+	return rc;
+}
+
+/* The marginal of class c from its groups' probabilities, or its pairs
+ * of groups' expected pairs of constants. */
 static double
 cls_p(const struct cgrec *r, const struct cgcls *c)
 {
 	double p = 0;
 
-	for (int i = 0; i < r->ng; i++)
-		if (c->lwk[i] > -INFINITY)
-			p += exp(c->lwk[i] - r->lw[i]) * r->pg[i];
+	for (int i = 0; i < r->ng && !c->bin; i++)
+		p += c->v[i] * r->pg[i];
+	for (int i = 0; i < r->ng * r->ng && c->bin; i++)
+		p += c->v[i] * r->m2[i];
+	if (c->bin)
+		p /= c->atoms;
 	return p > 1 ? 1 : p;
 }
 
@@ -215,11 +248,20 @@ cgm_marginal(struct eng *g, const int *key, size_t len, double *prob)
 		double p;
 		if (memcmp(c->key, k, sizeof k))
 			continue;
-		/* a small marginal: each of its groups relatively exact */
-		if ((p = cls_p(r, c)) < CGM_FINE)
+		if (c->bin && !r->m2) {
+			int rc = pairs(r);
+			if (rc)
+				return rc < 0 ? -1 : 0;
+		}
+		/* a small marginal of an off-diagonal class: by conditioning
+		 * (exact to e^-40 absolutely here) */
+		if ((p = cls_p(r, c)) < CGM_FINE && c->bin)
+			return 0;
+		/* of a cell-bit class: each of its groups relatively exact */
+		if (p < CGM_FINE)
 			for (int i = 0; i < r->ng; i++) {
 				int rc;
-				if (c->lwk[i] == -INFINITY || r->fine[i])
+				if (c->v[i] == 0 || r->fine[i])
 					continue;
 				if ((rc = refine(r, i)) < 0)
 					return -1;

@@ -59,6 +59,8 @@ struct cs {
 	double max, acc;       /* the sum so far */
 	double cmax, ctot, *cacc; /* p->ecnt: every term added (e^-cmax:
 	                          ctot), and times each group's count */
+	double *pacc;          /* p->epair: times m_g m_h (g < h), m_g
+	                          (m_g - 1) (g = h), upper triangle */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
 	                          groups left */
@@ -99,12 +101,22 @@ cs_count(struct cs *s, double z)
 		s->ctot *= f;
 		for (int g = 0; g < s->ng; g++)
 			s->cacc[g] *= f;
+		for (int g = 0; s->pacc && g < s->ng * s->ng; g++)
+			s->pacc[g] *= f;
 		s->cmax = z;
 	}
 	e = exp(z - s->cmax);
 	s->ctot += e;
 	for (int g = 0; g < s->ng; g++)
 		s->cacc[g] += (double)s->cnt[g] * e;
+	for (int g = 0; s->pacc && g < s->ng; g++) {
+		double m = (double)s->cnt[g] * e;
+		if (m == 0)
+			continue;
+		s->pacc[g * s->ng + g] += m * (double)(s->cnt[g] - 1);
+		for (int h = g + 1; h < s->ng; h++)
+			s->pacc[g * s->ng + h] += m * (double)s->cnt[h];
+	}
 }
 
 static double
@@ -842,7 +854,11 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
 	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
 	s.ys = xmalloc(((size_t)ng + 1) * sizeof *s.ys);
-	if (p->ecnt && !(s.cacc = xcalloc((size_t)ng + 1, sizeof *s.cacc)))
+	if ((p->ecnt || p->epair) &&
+	    !(s.cacc = xcalloc((size_t)ng + 1, sizeof *s.cacc)))
+		goto done;
+	if (p->epair &&
+	    !(s.pacc = xcalloc((size_t)ng * ng + 1, sizeof *s.pacc)))
 		goto done;
 	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
 	    !s.ys ||
@@ -871,8 +887,12 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	}
 	cs_rec(&s, 0, 0, 0, prune);
 	*out = cs_log(s.max, s.acc);
-	for (int g = 0; s.cacc && g < ng; g++)
+	for (int g = 0; p->ecnt && g < ng; g++)
 		p->ecnt[g] = s.ctot > 0 ? s.cacc[g] / s.ctot : 0;
+	for (int g = 0; p->epair && g < ng; g++)
+		for (int h = g; h < ng; h++)
+			p->epair[g * ng + h] = p->epair[h * ng + g] = s.ctot > 0 ?
+			    s.pacc[g * ng + h] / s.ctot : 0;
 	rc = s.stop;
 	*nodes = s.nodes;
 done:
@@ -893,5 +913,6 @@ done:
 	free(s.tb);
 	free(s.ys);
 	free(s.cacc);
+	free(s.pacc);
 	return rc;
 }

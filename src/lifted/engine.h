@@ -95,9 +95,11 @@ struct cgsum {
 	const int *gb;
 	const double *lw, *lr;
 	const int64_t *n;
-	/* if not NULL: per group, its expected count (the sum of the
-	 * counts weighted by the terms, over the sum), filled with *out */
-	double *ecnt;
+	/* if not NULL, filled with *out: per group, its expected count
+	 * (the counts weighted by the terms, over the sum); per pair of
+	 * groups g, h (ng x ng), the expected m_g m_h, and m_g (m_g - 1)
+	 * where g = h (ordered pairs of constants) */
+	double *ecnt, *epair;
 };
 int cgsum(const struct cgsum *p, double vectors, double budget,
     double *out, double *nodes);

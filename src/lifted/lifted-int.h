@@ -393,14 +393,13 @@ int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
 /* cgmarg.c: marginals from the top components' cell-graph sums.
  * cgm_add_rec: a sum (copied; ecnt its expected count per group), its
  * number; cgm_add_class: a class of that sum (its key in the top's
- * blocks; lwk per group the log weight of its cells where the class is
- * true); cgm_marginal: 1 and *prob if the class was recorded, 0 if not
+ * blocks, its atoms, v as struct cgcls in cgmarg.c has it); cgm_marginal: 1 and *prob if the class was recorded, 0 if not
  * (or a refining sum gave up), -1 out of memory. */
 void cgm_free(struct eng *g);
 int cgm_add_rec(struct eng *g, const struct cgsum *p, double lz,
     double terms, const double *ecnt);
 int cgm_add_class(struct eng *g, int rec, const int *key, size_t len,
-    const double *lwk);
+    int bin, double atoms, const double *v);
 int cgm_marginal(struct eng *g, const int *key, size_t len, double *prob);
 
 /* multibin.c: the multi-block binomial rule */
