@@ -26,6 +26,8 @@ struct cgrec {
 	char *fine;            /* pg relatively exact */
 	double *m2;            /* the expected pairs of constants per pair of
 	                          groups (cgsum's epair); NULL until needed */
+	int gaveup;            /* a sum for m2 or pg gave up: its classes go
+	                          by conditioning */
 };
 
 /* One class: its key in the top's blocks (-1 past its length), its
@@ -172,6 +174,14 @@ refine(struct cgrec *r, int h)
 		free(n);
 		return -1;
 	}
+	if (r->n[b] < 1) {
+		/* (not reached: a group's block has constants) */
+		r->pg[h] = 0;
+		r->fine[h] = 1;
+		free(lw);
+		free(n);
+		return 0;
+	}
 	memcpy(n, r->n, (size_t)r->nb * sizeof *n);
 	n[b]--;
 	for (int i = 0; i < ng; i++)
@@ -249,9 +259,13 @@ cgm_marginal(struct eng *g, const int *key, size_t len, double *prob)
 		if (memcmp(c->key, k, sizeof k))
 			continue;
 		if (c->bin && !r->m2) {
-			int rc = pairs(r);
-			if (rc)
-				return rc < 0 ? -1 : 0;
+			int rc = r->gaveup ? 1 : pairs(r);
+			if (rc < 0)
+				return -1;
+			if (rc) {
+				r->gaveup = 1;
+				return 0;
+			}
 		}
 		/* a small marginal of an off-diagonal class: by conditioning
 		 * (exact to e^-40 absolutely here) */
@@ -263,10 +277,12 @@ cgm_marginal(struct eng *g, const int *key, size_t len, double *prob)
 				int rc;
 				if (c->v[i] == 0 || r->fine[i])
 					continue;
-				if ((rc = refine(r, i)) < 0)
+				if ((rc = r->gaveup ? 1 : refine(r, i)) < 0)
 					return -1;
-				if (rc)
+				if (rc) {
+					r->gaveup = 1;
 					return 0;
+				}
 			}
 		*prob = cls_p(r, c);
 		cg_marg_hits++;
