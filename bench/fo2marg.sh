@@ -43,13 +43,14 @@ for fam in ${*:-graph symcan fo2 sym symhard hard}; do
 		b=-
 		[ -n "${REF:-}" ] && b=$(run "$f.ref.sqlite" "$REF")
 		if [ "$a" != stop ] && [ "$b" != stop ] && [ "$b" != - ]; then
+			# (each file holds one run; joined by run_marginals' key)
 			set -- $(sqlite3 -separator ' ' "$f.sqlite" "ATTACH
 			    '$f.ref.sqlite' AS r; SELECT printf('%.2e %.2e',
 			    max(abs(a.probability - b.probability)),
 			    coalesce(max(CASE WHEN b.probability > 1e-300 THEN
 			    abs(a.probability - b.probability) / b.probability
-			    END), 0)) FROM marginals a JOIN r.marginals b
-			    USING (atom)")
+			    END), 0)) FROM run_marginals a JOIN r.run_marginals b
+			    ON b.run_id = a.run_id AND b.atom = a.atom") - -
 			s=$(awk -v a="$1" -v b="$2" 'BEGIN {
 			    print a + 0 <= 1e-9 && b + 0 <= 1e-9 ? "yes" : "NO" }')
 		else
