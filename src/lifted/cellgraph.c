@@ -408,77 +408,91 @@ in_order(const struct cg *s, int ng, const int *ord, const int *gb,
 	}
 }
 
-/* For the off-diagonal class k between blocks b1 (its first argument)
- * and b2: per pair of cells (c1 of b1, c2 of b2), q[c1 * k2 + c2], the
- * probability of its atom k(A, B) given A in c1 and B in c2 (A != B):
- * the pair's weight with the atom true over its weight.  0: k is not
- * between the two. */
+/* The atoms between A in block p and B in block r (p <= r), as
+ * pair_atoms lists them, and per atom e and pair of cells (i of p, j of
+ * r) the probability that it is true given A in i and B in j (A != B):
+ * the pair's weight with the atom true over its weight.  One pass over
+ * the pair's assignments, as pair_weights takes. */
+struct pairq {
+	int done, npa, pa[CG_MAX_PAIR][2];
+	double *q;             /* q[(e * kp + i) * kr + j] */
+};
+
 static int
-pair_q(const struct cg *s, int k, int b1, int b2, double *q)
+pair_q(const struct cg *s, int p, int r, struct pairq *pq)
 {
-	int p = b1 < b2 ? b1 : b2, r = b1 < b2 ? b2 : b1;
-	int pa[CG_MAX_PAIR][2], npa, ng, e = -1, k2 = 1 << s->nbits[b2];
+	int kp = 1 << s->nbits[p], kr = 1 << s->nbits[r], ng;
+	double on[CG_MAX_PAIR];
 	struct gcl *gc;
 
-	if (pair_atoms(s, p, r, pa, &npa) < 0)
+	pq->done = 1;
+	if (pair_atoms(s, p, r, pq->pa, &pq->npa) < 0 || pq->npa == 0) {
+		pq->npa = 0;
 		return 0;
-	/* k(A, B), A in p: orientation 0 where b1 is p */
-	for (int j = 0; j < npa; j++)
-		if (pa[j][0] == k && pa[j][1] == (b1 == p ? 0 : 1))
-			e = j;
-	if (e < 0)
-		return 0;
-	if (!(gc = xmalloc((2 * s->t->c.n + 1) * sizeof *gc)))
+	}
+	if (!(pq->q = xmalloc(((size_t)pq->npa * kp * kr + 1) *
+	    sizeof *pq->q)) ||
+	    !(gc = xmalloc((2 * s->t->c.n + 1) * sizeof *gc)))
 		return -1;
-	ng = pair_clauses(s, p, r, pa, npa, gc);
-	for (int i = 0; i < 1 << s->nbits[p]; i++)
-		for (int j = 0; j < 1 << s->nbits[r]; j++) {
-			double tot = -INFINITY, on = -INFINITY;
-			for (unsigned x = 0; x < 1u << npa; x++) {
+	ng = pair_clauses(s, p, r, pq->pa, pq->npa, gc);
+	for (int i = 0; i < kp; i++)
+		for (int j = 0; j < kr; j++) {
+			double tot = -INFINITY;
+			for (int e = 0; e < pq->npa; e++)
+				on[e] = -INFINITY;
+			for (unsigned x = 0; x < 1u << pq->npa; x++) {
 				double f = 0;
 				for (int l = 0; l < ng && f > -INFINITY; l++)
 					f += gcl_eval(&gc[l], (unsigned)i, (unsigned)j, x);
 				tot = s->g->sr->add(tot, f);
-				if ((x >> e) & 1)
-					on = s->g->sr->add(on, f);
+				for (int e = 0; e < pq->npa; e++)
+					if ((x >> e) & 1)
+						on[e] = s->g->sr->add(on[e], f);
 			}
-			q[b1 == p ? i * k2 + j : j * k2 + i] = tot == -INFINITY ?
-			    0 : exp(on - tot);
+			for (int e = 0; e < pq->npa; e++)
+				pq->q[((size_t)e * kp + i) * kr + j] =
+				    tot == -INFINITY ? 0 : exp(on[e] - tot);
 		}
 	free(gc);
-	return 1;
+	return 0;
 }
 
 /* The off-diagonal class k, pos[] per cell its group's place in the
- * sum (-1: none), share[] its share of the group's weight: into qg,
- * per pair of groups g, h, what a pair of constants (A in g, B in h)
- * adds to k's expected count, the sum over their cells c1, c2 of the
- * two shares times q (pair_q). */
+ * sum (-1: none), share[] its share of the group's weight, pq[] per
+ * pair of blocks (p * nb + r) its pair_q, filled when first needed:
+ * into qg, per pair of groups g, h, what a pair of constants (A in g,
+ * B in h) adds to k's expected count, the sum over their cells c1, c2
+ * of the two shares times k(A, B)'s probability.  0: k is not between
+ * two blocks of the rule. */
 static int
 pair_class(const struct cg *s, int k, int ng, const int *pos,
-    const double *share, double *qg)
+    const double *share, struct pairq *pq, double *qg)
 {
 	const int *key = s->ix->occ[s->ix->first[k]].key;
-	int b1 = s->lb[key[1]], b2 = s->lb[key[3]], r;
+	int b1 = s->lb[key[1]], b2 = s->lb[key[3]], e = -1;
+	int p = b1 < b2 ? b1 : b2, r = b1 < b2 ? b2 : b1;
 	int k1 = 1 << s->nbits[b1], k2 = 1 << s->nbits[b2];
-	double *q = xmalloc(((size_t)k1 * k2 + 1) * sizeof *q);
+	int kp = 1 << s->nbits[p], kr = 1 << s->nbits[r];
+	struct pairq *x = &pq[p * s->nb + r];
 
-	if (!q)
+	if (!x->done && pair_q(s, p, r, x) < 0)
 		return -1;
-	if ((r = pair_q(s, k, b1, b2, q)) <= 0) {
-		free(q);
-		return r;
-	}
+	/* k(A, B) with A in p: orientation 0 where b1 is p */
+	for (int j = 0; j < x->npa; j++)
+		if (x->pa[j][0] == k && x->pa[j][1] == (b1 == p ? 0 : 1))
+			e = j;
+	if (e < 0)
+		return 0;
 	for (int i = 0; i < ng * ng; i++)
 		qg[i] = 0;
 	for (int i = 0; i < k1; i++)
 		for (int j = 0; j < k2; j++) {
 			int c1 = s->cell0[b1] + i, c2 = s->cell0[b2] + j;
+			double q = b1 == p ? x->q[((size_t)e * kp + i) * kr + j] :
+			    x->q[((size_t)e * kp + j) * kr + i];
 			if (pos[c1] >= 0 && pos[c2] >= 0)
-				qg[pos[c1] * ng + pos[c2]] += share[c1] * share[c2] *
-				    q[i * k2 + j];
+				qg[pos[c1] * ng + pos[c2]] += share[c1] * share[c2] * q;
 		}
-	free(q);
 	return 1;
 }
 
@@ -498,9 +512,10 @@ cg_record(struct cg *s, int ng, const int *ord, const int *grp,
 	double *v = xmalloc(((size_t)ng * ng + 1) * sizeof *v);
 	double *share = xmalloc(((size_t)s->ncell + 1) * sizeof *share);
 	int *pos = xmalloc(((size_t)s->ncell + 1) * sizeof *pos);
+	struct pairq *pq = xcalloc((size_t)s->nb * s->nb + 1, sizeof *pq);
 	int rec = -1, rc = -1;
 
-	if (!v || !share || !pos ||
+	if (!v || !share || !pos || !pq ||
 	    (rec = cgm_add_rec(s->g, sm, lz, terms, ecnt)) < 0)
 		goto done;
 	/* per cell: its place in the sum and share of its group's weight */
@@ -516,7 +531,7 @@ cg_record(struct cg *s, int ng, const int *ord, const int *grp,
 	for (int k = 0; k < ix->ncls; k++) {
 		const struct occ *o = &ix->occ[ix->first[k]];
 		int b = s->lb[o->key[1]], buf[KEY_BUF], bin = s->bit[k] < 0, r;
-		if (bin && (r = pair_class(s, k, ng, pos, share, v)) <= 0) {
+		if (bin && (r = pair_class(s, k, ng, pos, share, pq, v)) <= 0) {
 			if (r < 0)
 				goto done;
 			continue;
@@ -538,6 +553,9 @@ done:
 	free(v);
 	free(share);
 	free(pos);
+	for (int i = 0; pq && i < s->nb * s->nb; i++)
+		free(pq[i].q);
+	free(pq);
 	return rc;
 }
 
