@@ -1,7 +1,8 @@
 /* cgsum.c: the cell-graph rule's sum over count vectors, in full, or
  * (given a budget) depth first with subtrees dropped whose upper bound
  * falls below the sum found by e^-(40 + log vectors)
- * (docs/internals/lifted.md, "The pruned sum"). */
+ * (docs/internals/lifted.md, "The pruned sum"); on request with the
+ * expected counts of its groups and pairs of groups (for marginals). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

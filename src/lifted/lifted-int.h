@@ -393,8 +393,10 @@ int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
 /* cgmarg.c: marginals from the top components' cell-graph sums.
  * cgm_add_rec: a sum (copied; ecnt its expected count per group), its
  * number; cgm_add_class: a class of that sum (its key in the top's
- * blocks, its atoms, v as struct cgcls in cgmarg.c has it); cgm_marginal: 1 and *prob if the class was recorded, 0 if not
- * (or a refining sum gave up), -1 out of memory. */
+ * blocks, its atoms, v as struct cgcls in cgmarg.c has it);
+ * cgm_marginal: 1 and *prob if the class was recorded, 0 if not (or a
+ * refining sum gave up), -1 out of memory.  -1 of the others: out of
+ * memory. */
 void cgm_free(struct eng *g);
 int cgm_add_rec(struct eng *g, const struct cgsum *p, double lz,
     double terms, const double *ecnt);
