@@ -232,24 +232,15 @@ cell_weights(struct cg *s)
 	}
 }
 
-/* Pair weights of blocks p <= q: over the atoms between A in p and B in
- * q, the product of their groundings' weights. */
+/* The groundings of the two-variable clauses on A in block p and B in
+ * q (p <= q) into gc (2 per clause at most); returns how many. */
 static int
-pair_weights(struct cg *s, int p, int q)
+pair_clauses(const struct cg *s, int p, int q, int (*pa)[2], int npa,
+    struct gcl *gc)
 {
 	const struct th *t = s->t;
-	int pa[CG_MAX_PAIR][2], npa, ng = 0, kp = 1 << s->nbits[p];
-	unsigned read = 0;
-	int kq = 1 << s->nbits[q];
-	struct gcl *gc;
+	int ng = 0;
 
-	if (pair_atoms(s, p, q, pa, &npa) < 0)
-		return 0;
-	s->work += (double)kp * kq * (1 << npa) * (double)(2 * t->c.n + 1);
-	if (s->work > CG_MAX_WORK)
-		return 0;
-	if (!(gc = xmalloc((2 * t->c.n + 1) * sizeof *gc)))
-		return -1;
 	for (size_t i = 0; i < t->c.n; i++) {
 		const struct cl *c = t->c.v[i];
 		int bu, bv;
@@ -262,6 +253,28 @@ pair_weights(struct cg *s, int p, int q)
 		if (bu == q && bv == p)
 			ground(s, (int)i, 1, 0, pa, npa, &gc[ng++]);
 	}
+	return ng;
+}
+
+/* Pair weights of blocks p <= q: over the atoms between A in p and B in
+ * q, the product of their groundings' weights. */
+static int
+pair_weights(struct cg *s, int p, int q)
+{
+	const struct th *t = s->t;
+	int pa[CG_MAX_PAIR][2], npa, ng, kp = 1 << s->nbits[p];
+	unsigned read = 0;
+	int kq = 1 << s->nbits[q];
+	struct gcl *gc;
+
+	if (pair_atoms(s, p, q, pa, &npa) < 0)
+		return 0;
+	s->work += (double)kp * kq * (1 << npa) * (double)(2 * t->c.n + 1);
+	if (s->work > CG_MAX_WORK)
+		return 0;
+	if (!(gc = xmalloc((2 * t->c.n + 1) * sizeof *gc)))
+		return -1;
+	ng = pair_clauses(s, p, q, pa, npa, gc);
 	/* within one block, the pair in the order of the bits the pair
 	 * clauses read: cells that differ in other bits then get the same
 	 * floating-point row, and merge (same_row) */
@@ -395,8 +408,161 @@ in_order(const struct cg *s, int ng, const int *ord, const int *gb,
 	}
 }
 
+/* The atoms between A in block p and B in block r (p <= r), as
+ * pair_atoms lists them, and per atom e and pair of cells (i of p, j of
+ * r) the probability that it is true given A in i and B in j (A != B):
+ * the pair's weight with the atom true over its weight.  One pass over
+ * the pair's assignments, as pair_weights takes. */
+struct pairq {
+	int done, npa, pa[CG_MAX_PAIR][2];
+	double *q;             /* q[(e * kp + i) * kr + j] */
+};
+
 static int
-cg_sum(struct cg *s, double *out, int *applied)
+pair_q(const struct cg *s, int p, int r, struct pairq *pq)
+{
+	int kp = 1 << s->nbits[p], kr = 1 << s->nbits[r], ng;
+	double on[CG_MAX_PAIR];
+	struct gcl *gc;
+
+	pq->done = 1;
+	if (pair_atoms(s, p, r, pq->pa, &pq->npa) < 0 || pq->npa == 0) {
+		pq->npa = 0;
+		return 0;
+	}
+	if (!(pq->q = xmalloc(((size_t)pq->npa * kp * kr + 1) *
+	    sizeof *pq->q)) ||
+	    !(gc = xmalloc((2 * s->t->c.n + 1) * sizeof *gc)))
+		return -1;
+	ng = pair_clauses(s, p, r, pq->pa, pq->npa, gc);
+	for (int i = 0; i < kp; i++)
+		for (int j = 0; j < kr; j++) {
+			double tot = -INFINITY;
+			for (int e = 0; e < pq->npa; e++)
+				on[e] = -INFINITY;
+			for (unsigned x = 0; x < 1u << pq->npa; x++) {
+				double f = 0;
+				for (int l = 0; l < ng && f > -INFINITY; l++)
+					f += gcl_eval(&gc[l], (unsigned)i, (unsigned)j, x);
+				tot = s->g->sr->add(tot, f);
+				for (int e = 0; e < pq->npa; e++)
+					if ((x >> e) & 1)
+						on[e] = s->g->sr->add(on[e], f);
+			}
+			for (int e = 0; e < pq->npa; e++)
+				pq->q[((size_t)e * kp + i) * kr + j] =
+				    tot == -INFINITY ? 0 : exp(on[e] - tot);
+		}
+	free(gc);
+	return 0;
+}
+
+/* The off-diagonal class k, pos[] per cell its group's place in the
+ * sum (-1: none), share[] its share of the group's weight, pq[] per
+ * pair of blocks (p * nb + r) its pair_q, filled when first needed:
+ * into qg, per pair of groups g, h, what a pair of constants (A in g,
+ * B in h) adds to k's expected count, the sum over their cells c1, c2
+ * of the two shares times k(A, B)'s probability.  0: k is not between
+ * two blocks of the rule. */
+static int
+pair_class(const struct cg *s, int k, int ng, const int *pos,
+    const double *share, struct pairq *pq, double *qg)
+{
+	const int *key = s->ix->occ[s->ix->first[k]].key;
+	int b1 = s->lb[key[1]], b2 = s->lb[key[3]], e = -1;
+	int p = b1 < b2 ? b1 : b2, r = b1 < b2 ? b2 : b1;
+	int k1 = 1 << s->nbits[b1], k2 = 1 << s->nbits[b2];
+	int kp = 1 << s->nbits[p], kr = 1 << s->nbits[r];
+	struct pairq *x = &pq[p * s->nb + r];
+
+	if (!x->done && pair_q(s, p, r, x) < 0)
+		return -1;
+	/* k(A, B) with A in p: orientation 0 where b1 is p */
+	for (int j = 0; j < x->npa; j++)
+		if (x->pa[j][0] == k && x->pa[j][1] == (b1 == p ? 0 : 1))
+			e = j;
+	if (e < 0)
+		return 0;
+	for (int i = 0; i < ng * ng; i++)
+		qg[i] = 0;
+	for (int i = 0; i < k1; i++)
+		for (int j = 0; j < k2; j++) {
+			int c1 = s->cell0[b1] + i, c2 = s->cell0[b2] + j;
+			double q = b1 == p ? x->q[((size_t)e * kp + i) * kr + j] :
+			    x->q[((size_t)e * kp + j) * kr + i];
+			if (pos[c1] >= 0 && pos[c2] >= 0)
+				qg[pos[c1] * ng + pos[c2]] += share[c1] * share[c2] * q;
+		}
+	return 1;
+}
+
+/* Records the sum sm (log *out, terms vectors, ecnt its expected
+ * counts per group) for the marginals of t's classes, keyed as in the
+ * top theory (cgmarg.c): by exchangeability an atom's marginal is its
+ * class's expected count of true atoms over its atoms.  A cell-bit
+ * class (unary, or binary on one constant) counts the constants in the
+ * cells with its bit; an off-diagonal one the pairs of constants, by
+ * their cells, times its atom's probability given the two cells. */
+static int
+cg_record(struct cg *s, int ng, const int *ord, const int *grp,
+    const double *gw, const struct cgsum *sm, double lz, double terms,
+    const double *ecnt)
+{
+	const struct index *ix = s->ix;
+	double *v = xmalloc(((size_t)ng * ng + 1) * sizeof *v);
+	double *share = xmalloc(((size_t)s->ncell + 1) * sizeof *share);
+	int *pos = xmalloc(((size_t)s->ncell + 1) * sizeof *pos);
+	struct pairq *pq = xcalloc((size_t)s->nb * s->nb + 1, sizeof *pq);
+	int rec = -1, rc = -1;
+
+	if (!v || !share || !pos || !pq ||
+	    (rec = cgm_add_rec(s->g, sm, lz, terms, ecnt)) < 0)
+		goto done;
+	/* per cell: its place in the sum and share of its group's weight */
+	for (int c = 0; c < s->ncell; c++) {
+		pos[c] = -1;
+		share[c] = 0;
+		for (int i = 0; i < ng && grp[c] >= 0; i++)
+			if (ord[i] == grp[c]) {
+				pos[c] = i;
+				share[c] = exp(s->lw[c] - gw[grp[c]]);
+			}
+	}
+	for (int k = 0; k < ix->ncls; k++) {
+		const struct occ *o = &ix->occ[ix->first[k]];
+		int b = s->lb[o->key[1]], buf[KEY_BUF], bin = s->bit[k] < 0, r;
+		if (bin && (r = pair_class(s, k, ng, pos, share, pq, v)) <= 0) {
+			if (r < 0)
+				goto done;
+			continue;
+		}
+		/* per group of the sum: the share of its cells with the bit */
+		for (int i = 0; i < ng && !bin; i++)
+			v[i] = 0;
+		for (int x = 0; x < 1 << s->nbits[b] && !bin; x++) {
+			int c = s->cell0[b] + x;
+			if (((x >> s->bit[k]) & 1) && pos[c] >= 0)
+				v[pos[c]] += share[c];
+		}
+		if (cgm_add_class(s->g, rec, th_gkey(s->t, o->key, o->len, buf),
+		    o->len, bin, ix->atoms[k], v) < 0)
+			goto done;
+	}
+	rc = 0;
+done:
+	free(v);
+	free(share);
+	free(pos);
+	for (int i = 0; pq && i < s->nb * s->nb; i++)
+		free(pq[i].q);
+	free(pq);
+	return rc;
+}
+
+/* top: record the sum for marginals (cg_record), when it is the sum
+ * semiring's and Z > 0. */
+static int
+cg_sum(struct cg *s, double *out, int *applied, int top)
 {
 	int *grp = xmalloc((size_t)s->ncell * sizeof *grp);
 	int *rep = xmalloc((size_t)s->ncell * sizeof *rep);
@@ -405,7 +571,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 	int64_t *n = xmalloc((size_t)s->nb * sizeof *n);
 	int *ord = xmalloc((size_t)s->ncell * sizeof *ord), *ogb = NULL;
 	int nord = 0, nmulti = 0, r, maxg = 0, pruned = 0;
-	double terms = 1, *ogw = NULL;
+	double terms = 1, *ogw = NULL, *ecnt = NULL;
 	struct cgsum sm;
 	int rc = -1;
 
@@ -460,7 +626,9 @@ cg_sum(struct cg *s, double *out, int *applied)
 	}
 	if (!(glr = xmalloc(((size_t)ng * ng + 1) * sizeof *glr)) ||
 	    !(ogb = xmalloc(((size_t)ng + 1) * sizeof *ogb)) ||
-	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw))) {
+	    !(ogw = xmalloc(((size_t)ng + 1) * sizeof *ogw)) ||
+	    (top && s->g->sr->counts &&
+	    !(ecnt = xmalloc(((size_t)ng + 1) * sizeof *ecnt)))) {
 		rc = -1;
 		goto done;
 	}
@@ -497,7 +665,7 @@ cg_sum(struct cg *s, double *out, int *applied)
 		sort_blocks(ord + nord, ng - nord, gb, n, o);
 		in_order(s, ng, ord, gb, gw, rep, ogb, ogw, glr);
 		/* a block with no groups has no constants */
-		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n };
+		sm = (struct cgsum){ ng, s->nb, ogb, ogw, glr, n, ecnt, NULL };
 		if ((r = cgsum(&sm, terms, budget, out, &nodes)) < 0) {
 			rc = -1;
 			goto done;
@@ -510,6 +678,11 @@ cg_sum(struct cg *s, double *out, int *applied)
 			s->g->cg_wasted += nodes;
 	}
 	*applied = 1;
+	if (ecnt && *out > -INFINITY &&
+	    cg_record(s, ng, ord, grp, gw, &sm, *out, terms, ecnt) < 0) {
+		rc = -1;
+		goto done;
+	}
 	plan_line(s->g, "cell graph: %d cells in %d groups over %d blocks, "
 	    "%.3g count vectors%s", s->ncell, ng, s->nb, terms,
 	    pruned ? ", pruned" : "");
@@ -523,13 +696,16 @@ done:
 	free(ord);
 	free(ogb);
 	free(ogw);
+	free(ecnt);
 	return rc;
 }
 
 /* Returns 1 when the rule applies to t (then *out is its log Z, or *rc
- * an error); 0 leaves t to the other rules.  Does not take t. */
+ * an error); 0 leaves t to the other rules.  top: t is the top theory
+ * or one of its components, unconditioned, whose cell-bit classes'
+ * marginals then go to g->cgm (eng_marginal).  Does not take t. */
 int
-cellgraph(struct eng *g, const struct th *t, const struct index *ix,
+cellgraph(struct eng *g, const struct th *t, const struct index *ix, int top,
     double *out, int *rc)
 {
 	struct cg s;
@@ -559,7 +735,7 @@ cellgraph(struct eng *g, const struct th *t, const struct index *ix,
 			if (r == 0)
 				goto done;
 		}
-	if (cg_sum(&s, out, &applied) < 0)
+	if (cg_sum(&s, out, &applied, top && !g->plan) < 0)
 		goto oom;
 	ok = applied;
 	goto done;

@@ -1,7 +1,8 @@
 /* cgsum.c: the cell-graph rule's sum over count vectors, in full, or
  * (given a budget) depth first with subtrees dropped whose upper bound
  * falls below the sum found by e^-(40 + log vectors)
- * (docs/internals/lifted.md, "The pruned sum"). */
+ * (docs/internals/lifted.md, "The pruned sum"); on request with the
+ * expected counts of its groups and pairs of groups (for marginals). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,10 @@ struct cs {
 	struct tab *tb;        /* per block; np 0: not two groups */
 	double *ys;            /* per group: a tangent point of range_ub */
 	double max, acc;       /* the sum so far */
+	double cmax, ctot, *cacc; /* p->ecnt: every term added (e^-cmax:
+	                          ctot), and times each group's count */
+	double *pacc;          /* p->epair: times m_g m_h (g < h), m_g
+	                          (m_g - 1) (g = h), upper triangle */
 	double lb, drop;       /* largest term found; margin */
 	double nodes, budget;  /* work: per child, the square of the
 	                          groups left */
@@ -80,6 +85,39 @@ cs_add(double *max, double *acc, double v)
 		*max = v;
 	} else
 		*acc += exp(v - *max);
+}
+
+/* The leaf of log term z (the counts in s->cnt) into the expected
+ * counts: apart from s->max and s->acc, which test mode resets around
+ * subtrees; every leaf comes here once. */
+static void
+cs_count(struct cs *s, double z)
+{
+	double e;
+
+	if (z == -INFINITY)
+		return;
+	if (z > s->cmax) {
+		double f = exp(s->cmax - z);
+		s->ctot *= f;
+		for (int g = 0; g < s->ng; g++)
+			s->cacc[g] *= f;
+		for (int g = 0; s->pacc && g < s->ng * s->ng; g++)
+			s->pacc[g] *= f;
+		s->cmax = z;
+	}
+	e = exp(z - s->cmax);
+	s->ctot += e;
+	for (int g = 0; g < s->ng; g++)
+		s->cacc[g] += (double)s->cnt[g] * e;
+	for (int g = 0; s->pacc && g < s->ng; g++) {
+		double m = (double)s->cnt[g] * e;
+		if (m == 0)
+			continue;
+		s->pacc[g * s->ng + g] += m * (double)(s->cnt[g] - 1);
+		for (int h = g + 1; h < s->ng; h++)
+			s->pacc[g * s->ng + h] += m * (double)s->cnt[h];
+	}
 }
 
 static double
@@ -707,6 +745,8 @@ cs_rec(struct cs *s, int i, int64_t left, double z, int prune)
 		return;
 	if (i == s->ng) {
 		cs_add(&s->max, &s->acc, z);
+		if (s->cacc)
+			cs_count(s, z);
 		return;
 	}
 	first = i == 0 || p->gb[i] != p->gb[i - 1];
@@ -815,6 +855,12 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	s.after = xcalloc((size_t)ng + 1, sizeof *s.after);
 	s.tb = xcalloc((size_t)p->nb + 1, sizeof *s.tb);
 	s.ys = xmalloc(((size_t)ng + 1) * sizeof *s.ys);
+	if ((p->ecnt || p->epair) &&
+	    !(s.cacc = xcalloc((size_t)ng + 1, sizeof *s.cacc)))
+		goto done;
+	if (p->epair &&
+	    !(s.pacc = xcalloc((size_t)ng * ng + 1, sizeof *s.pacc)))
+		goto done;
 	if (!s.lf || !s.lt || !s.lp || !s.a || !s.cnt || !s.after || !s.tb ||
 	    !s.ys ||
 	    !s.pref || !s.pm || !s.tail || !s.nv)
@@ -831,6 +877,7 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 		s.after[g] = g + 1 == ng ? 0 : s.after[g + 1] +
 		    (p->gb[g + 1] != p->gb[g] ? p->n[p->gb[g + 1]] : 0);
 	s.max = -INFINITY;
+	s.cmax = -INFINITY;
 	s.lb = -INFINITY;
 	if (prune) {
 		if (cs_split(&s) < 0)
@@ -841,6 +888,12 @@ cgsum(const struct cgsum *p, double vectors, double budget, double *out,
 	}
 	cs_rec(&s, 0, 0, 0, prune);
 	*out = cs_log(s.max, s.acc);
+	for (int g = 0; p->ecnt && g < ng; g++)
+		p->ecnt[g] = s.ctot > 0 ? s.cacc[g] / s.ctot : 0;
+	for (int g = 0; p->epair && g < ng; g++)
+		for (int h = g; h < ng; h++)
+			p->epair[g * ng + h] = p->epair[h * ng + g] = s.ctot > 0 ?
+			    s.pacc[g * ng + h] / s.ctot : 0;
 	rc = s.stop;
 	*nodes = s.nodes;
 done:
@@ -860,5 +913,7 @@ done:
 	}
 	free(s.tb);
 	free(s.ys);
+	free(s.cacc);
+	free(s.pacc);
 	return rc;
 }

@@ -170,6 +170,7 @@ eng_free(struct eng *g)
 	free(g->ga.tag);
 	free(g->ga.v);
 	multibin_free(g);
+	cgm_free(g);
 	top_drop(g);
 	th_free(g->top);
 	free(g->top_units.v);
@@ -196,6 +197,7 @@ eng_log_z(struct eng *g, double *log_z, struct err *e)
 		    "contradict the evidence");
 	if (!(t = th_copy(g->top)))
 		return err_oom(e);
+	g->cg_top = 1;
 	if ((rc = search_solve(g, t, &z)))
 		return rc;
 	if (z == -INFINITY)
@@ -449,6 +451,15 @@ eng_marginal(struct eng *g, int pred, const int *block, const int *eq,
 		return err_set(e, SQLIFT_EINTERNAL, "marginals need the sum");
 	if ((rc = eng_log_z(g, &lz, e)))
 		return rc;
+	/* from log Z's cell graph, when it summed the class's component */
+	{
+		int key[KEY_BUF];
+		size_t len = top_key(g, pred, block, eq, key);
+		if ((rc = cgm_marginal(g, key, len, prob)) < 0)
+			return err_oom(e);
+		if (rc)
+			return 0;
+	}
 	/* Z_c(atom true), then Z_c(atom false) */
 	for (int v = 0; v < 2; v++) {
 		struct th *t;

@@ -95,6 +95,11 @@ struct cgsum {
 	const int *gb;
 	const double *lw, *lr;
 	const int64_t *n;
+	/* if not NULL, filled with *out: per group, its expected count
+	 * (the counts weighted by the terms, over the sum); per pair of
+	 * groups g, h (ng x ng), the expected m_g m_h, and m_g (m_g - 1)
+	 * where g = h (ordered pairs of constants) */
+	double *ecnt, *epair;
 };
 int cgsum(const struct cgsum *p, double vectors, double budget,
     double *out, double *nodes);
@@ -102,6 +107,12 @@ int cgsum(const struct cgsum *p, double vectors, double budget,
  * in full, counted in cg_bound_checks, those above their bound in
  * cg_bound_violations and those below the threshold in cg_bound_drops. */
 extern _Thread_local int cg_test_mode;
+/* For tests: cg_marg_off 1 takes every marginal by conditioning, never
+ * from the expected counts of log Z's cell graph (cgmarg.c); those it
+ * takes there count in cg_marg_hits, its conditioned sums of a group
+ * in cg_marg_refined. */
+extern _Thread_local int cg_marg_off;
+extern _Thread_local int64_t cg_marg_hits, cg_marg_refined;
 extern _Thread_local int64_t cg_bound_violations, cg_bound_checks,
     cg_bound_drops;
 

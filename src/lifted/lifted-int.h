@@ -186,6 +186,10 @@ struct eng {
 	double mult, est_nodes;
 	double cg_wasted;      /* work of large pruned cell-graph sums given
 	                          up (cellgraph.c) */
+	int cg_top;            /* the theory search_solve is handed is the
+	                          top theory or a component of it */
+	struct cgmarg *cgm;    /* the top components' cell-graph sums, for
+	                          marginals (cgmarg.c) */
 	/* sampling (eng_sample): smp is the sampler while a sample is
 	 * drawn, NULL while the search is exact; smp_state owns it */
 	struct sampler *smp, *smp_state;
@@ -384,7 +388,21 @@ void class_text(const struct eng *g, const int64_t *size, const int *key,
 
 /* cellgraph.c: the cell-graph rule (does not take t) */
 int cellgraph(struct eng *g, const struct th *t, const struct index *ix,
-    double *out, int *rc);
+    int top, double *out, int *rc);
+
+/* cgmarg.c: marginals from the top components' cell-graph sums.
+ * cgm_add_rec: a sum (copied; ecnt its expected count per group), its
+ * number; cgm_add_class: a class of that sum (its key in the top's
+ * blocks, its atoms, v as struct cgcls in cgmarg.c has it);
+ * cgm_marginal: 1 and *prob if the class was recorded, 0 if not (or a
+ * refining sum gave up), -1 out of memory.  -1 of the others: out of
+ * memory. */
+void cgm_free(struct eng *g);
+int cgm_add_rec(struct eng *g, const struct cgsum *p, double lz,
+    double terms, const double *ecnt);
+int cgm_add_class(struct eng *g, int rec, const int *key, size_t len,
+    int bin, double atoms, const double *v);
+int cgm_marginal(struct eng *g, const int *key, size_t len, double *prob);
 
 /* multibin.c: the multi-block binomial rule */
 void multibin_free(struct eng *g);

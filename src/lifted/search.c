@@ -152,7 +152,7 @@ search_child(struct eng *g, struct th *child, const struct asg *as,
 /* AND decomposition: returns 1 and solves when t has several
  * components. Takes t and frees ix in that case. */
 static int
-decompose(struct eng *g, struct th *t, struct index *ix, double *out,
+decompose(struct eng *g, struct th *t, struct index *ix, int top, double *out,
     int *rc)
 {
 	int *comp, ncomp = th_components(t, ix, &comp);
@@ -182,6 +182,7 @@ decompose(struct eng *g, struct th *t, struct index *ix, double *out,
 		double z;
 		struct th *p = parts[k];
 		parts[k] = NULL;
+		g->cg_top = top;
 		if ((*rc = search_solve(g, p, &z)))
 			break;
 		sum += z;
@@ -607,7 +608,9 @@ search_solve(struct eng *g, struct th *t, double *out)
 	int sampling = g->smp && !g->mode.trying;
 	size_t mark0 = g->ga.n;       /* this theory's expected counts */
 	int64_t key_held = 0;         /* what key adds to eng_held */
+	int top = g->cg_top;          /* t is the top or a component of it */
 
+	g->cg_top = 0;
 	if ((rc = limits(g, t))) {
 		th_free(t);
 		return rc;
@@ -622,7 +625,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 		th_free(t);
 		return err_oom(g->e);
 	}
-	if (decompose(g, t, &ix, out, &rc)) {
+	if (decompose(g, t, &ix, top, out, &rc)) {
 		index_free(&ix);
 		return rc;
 	}
@@ -671,7 +674,7 @@ search_solve(struct eng *g, struct th *t, double *out)
 	    arity(g, ix.occ[ix.first[cls]].key[0]) == 1 &&
 	    multibin(g, t, &ix, cls, out, &rc))
 		th_free(t);
-	else if (!g->smp && !g->ntag && cellgraph(g, t, &ix, out, &rc))
+	else if (!g->smp && !g->ntag && cellgraph(g, t, &ix, top, out, &rc))
 		th_free(t);
 	else if (ix.slots[cls] > 1)
 		rc = ground_one(g, t, &ix, cls, out);

@@ -7,8 +7,9 @@
  * ordering heuristic, with and without the cache) equals brute force on
  * the original formulas; with random evidence, through the database,
  * log Z and every query marginal equal --method brute's; the same on
- * random models built for the multi-block binomial.  Closed forms for
- * friends-and-smokers at n = 100 ... 10,000. */
+ * random models built for the multi-block binomial and the cell graph
+ * (whose marginals also against conditioning on each class).  Closed
+ * forms for friends-and-smokers at n = 100 ... 10,000. */
 #include <math.h>
 
 #include "lifted/engine.h"
@@ -522,10 +523,14 @@ cg_models(unsigned step, int *casesp, int *firedp)
 START_TEST(test_engine_cellgraph)
 {
 	int cases, fired;
+	int64_t hits0 = cg_marg_hits;
 
 	cg_models(1, &cases, &fired);
 	ck_assert_int_ge(cases, tu_seeds(150));
 	ck_assert_int_ge(fired, tu_seeds(80));
+	/* marginals from log Z's cell graph (lifted/cgmarg.c) among those
+	 * checked against brute force */
+	ck_assert_int_ge(cg_marg_hits - hits0, tu_seeds(100));
 }
 END_TEST
 
@@ -547,6 +552,10 @@ END_TEST
 /* log of the cell-graph sum by its definition, for test_engine_cgsum:
  * every count vector, block by block, its multinomials, weights and
  * pair weights. */
+/* >= 0: each term times that group's count, or with direct_pair >= 0
+ * times the ordered pairs of constants in the two */
+static int direct_count = -1, direct_pair = -1;
+
 static double
 cgsum_direct(const struct cgsum *p, int b, int g, int64_t left,
     int64_t *cnt)
@@ -554,6 +563,14 @@ cgsum_direct(const struct cgsum *p, int b, int g, int64_t left,
 	double t = 0, m = -INFINITY, s = 0;
 
 	if (b == p->nb) {
+		if (direct_count >= 0) {
+			int64_t c = cnt[direct_count], w = direct_pair < 0 ? c :
+			    direct_pair == direct_count ? c * (c - 1) :
+			    c * cnt[direct_pair];
+			if (w == 0)
+				return -INFINITY;
+			t = log((double)w);
+		}
 		for (int i = 0; i < p->ng; i++) {
 			t += (double)cnt[i] * p->lw[i] - lgamma((double)cnt[i] + 1);
 			for (int j = i; j < p->ng; j++) {
@@ -593,7 +610,9 @@ cgsum_direct(const struct cgsum *p, int b, int g, int64_t left,
  * blocks of 0..30 constants, 1..3 groups each, log pair weights in
  * [-1.5, 1.5] and some zero weights), against cgsum_direct to 1e-9:
  * pruned, and every subtree summed in full against its bound; weights
- * this large drop most subtrees. */
+ * this large drop most subtrees.  Each group's expected count (what
+ * marginals come from, lifted/cgmarg.c) against the direct sum of the
+ * terms times that group's count. */
 START_TEST(test_engine_cgsum)
 {
 	int64_t drops = 0;
@@ -602,6 +621,8 @@ START_TEST(test_engine_cgsum)
 	for (unsigned seed = 1; seed <= 280; seed += tu_step()) {
 		int gb[9], ng = 0, nb;
 		double lw[9], lr[81], want, got, vectors = 1, nodes;
+		double ecnt[9], ewant[9], epair[81], pwant[2];
+		int pg[2], ph[2];
 		int64_t n[3], cnt[9] = { 0 };
 		struct cgsum p;
 
@@ -625,8 +646,21 @@ START_TEST(test_engine_cgsum)
 			for (int j = i; j < ng; j++)
 				lr[i * ng + j] = lr[j * ng + i] = rnd(12) == 0 ?
 				    -INFINITY : ((int)rnd(2001) - 1000) / 666.7;
-		p = (struct cgsum){ ng, nb, gb, lw, lr, n };
+		p = (struct cgsum){ ng, nb, gb, lw, lr, n, ecnt, epair };
 		want = cgsum_direct(&p, 0, 0, n[0], cnt);
+		/* each group's expected count: its count times each term; and
+		 * of two pairs of groups, their pairs of constants */
+		for (int g = 0; g < ng; g++) {
+			direct_count = g;
+			ewant[g] = exp(cgsum_direct(&p, 0, 0, n[0], cnt) - want);
+		}
+		for (int k = 0; k < 2; k++) {
+			direct_count = pg[k] = (int)rnd((unsigned)ng);
+			direct_pair = ph[k] = (int)rnd((unsigned)ng);
+			pwant[k] = exp(cgsum_direct(&p, 0, 0, n[0], cnt) - want);
+			direct_pair = -1;
+		}
+		direct_count = -1;
 		for (int mode = 0; mode <= 2; mode++) {
 			cg_test_mode = mode;
 			ck_assert_int_eq(cgsum(&p, vectors, INFINITY, &got,
@@ -636,12 +670,126 @@ START_TEST(test_engine_cgsum)
 			    fabs(got - want) <= 1e-9 * (1 + fabs(want)),
 			    "seed %u mode %d: %.17g, direct %.17g", seed, mode,
 			    got, want);
+			for (int g = 0; g < ng && want > -INFINITY; g++)
+				ck_assert_msg(fabs(ecnt[g] - ewant[g]) <= 1e-9 *
+				    (1 + ewant[g]), "seed %u mode %d group %d: "
+				    "expected count %.17g, direct %.17g", seed,
+				    mode, g, ecnt[g], ewant[g]);
+			for (int k = 0; k < 2 && want > -INFINITY; k++) {
+				double e = epair[pg[k] * ng + ph[k]];
+				ck_assert_msg(fabs(e - pwant[k]) <= 1e-9 *
+				    (1 + pwant[k]), "seed %u mode %d groups %d, %d: "
+				    "expected pairs %.17g, direct %.17g", seed, mode,
+				    pg[k], ph[k], e, pwant[k]);
+			}
 		}
 		drops = cg_bound_drops;
 	}
 	ck_assert_int_eq(cg_bound_violations, 0);
 	ck_assert_int_ge(cg_bound_checks, tu_seeds(2000));
 	ck_assert_int_ge(drops, tu_seeds(500));
+}
+END_TEST
+
+/* Marginals from the cell graph of log Z (lifted/cgmarg.c) against
+ * those by conditioning each class (cg_marg_off), every one to 1e-9
+ * and, above 1e-300, to 1e-9 of itself: the families of bench/fo2.sh
+ * with two-variable self-joins (graph, symcan, fo2) with random weights
+ * over 12..35 persons (Friends queried too below 20), evidence on
+ * Smokes and Cancer in 9 blocks as in
+ * tests/sh/cellgraph.test (the pruned sum from about 30), strong
+ * weights making some marginals tiny (their groups' conditioned
+ * sums). */
+START_TEST(test_engine_cgmarg)
+{
+	static const char *fams[][4] = {
+	    { "Friends(x, y) => Friends(y, x).", "!Friends(x, x).",
+	      "Smokes(x) ^ Friends(x, y) => Smokes(y)",
+	      "Cancer(x) ^ Friends(x, y) => Cancer(y)" },
+	    { "Friends(x, y) => Friends(y, x)",
+	      "Friends(x, y) ^ Smokes(y) => Cancer(x)",
+	      "Smokes(x) ^ Friends(x, y) => Smokes(y)", "" },
+	    { "Smokes(x) v Smokes(y)",
+	      "Smokes(x) ^ Friends(x, y) => Cancer(x)",
+	      "Smokes(x) ^ Smokes(y) => Friends(x, y)",
+	      "Friends(x, x) v Cancer(x)" } };
+	int64_t hits0 = cg_marg_hits, ref0 = cg_marg_refined;
+	int cases = 0;
+
+	for (unsigned seed = 1; seed <= 84; seed += tu_step()) {
+		const char *dbp = tu_file("cgm.db", NULL);
+		struct buf mb, eb;
+		struct sqlift_infer_opts o = { 0 };
+		const char *evs[1];
+		int f, nt;
+		int64_t n, run;
+		double diff, rel, nm;
+		sqlift *h;
+
+		rs = seed * 2246822519u + 12345u;
+		rnd(2);
+		f = (int)(seed % 3);
+		nt = 12 + (int)rnd(24);
+		buf_init(&mb);
+		buf_init(&eb);
+		buf_puts(&mb, "person = {");
+		for (int i = 0; i < nt; i++)
+			buf_printf(&mb, "%sP%d", i ? ", " : "", i);
+		buf_puts(&mb, "}\nSmokes(person)\nCancer(person)\n"
+		    "Friends(person, person)\n");
+		/* a formula ending in '.' is hard */
+		for (int k = 0; k < 4 && fams[f][k][0]; k++)
+			if (strchr(fams[f][k], '.'))
+				buf_printf(&mb, "%s\n", fams[f][k]);
+			else
+				buf_printf(&mb, "%.2f %s\n", ((int)rnd(2001) - 1000) /
+				    200.0, fams[f][k]);
+		for (int i = 0; i < nt; i++) {
+			if (i % 5 == 1 || i % 5 == 2)
+				buf_printf(&eb, "%sSmokes(P%d)\n", i % 5 == 2 ? "!" :
+				    "", i);
+			if (i % 7 == 1 || i % 7 == 3)
+				buf_printf(&eb, "%sCancer(P%d)\n", i % 7 == 3 ? "!" :
+				    "", i);
+		}
+		unlink(dbp);
+		evs[0] = tu_file("cgm.txt", eb.s);
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_msg(sqlift_load(h, tu_file("cgm.mln", mb.s), evs, 1, 0,
+		    &n) == 0, "seed %u: %s", seed, sqlift_errmsg(h));
+		/* Friends by conditioning takes seconds from about 20 */
+		o.queries = nt < 20 ? "Smokes,Cancer,Friends" : "Smokes,Cancer";
+		o.open_world = "Smokes,Cancer,Friends";
+		o.method = "exact";
+		o.allow_zero_weights = 1;
+		cg_marg_off = 1;
+		ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "seed %u: %s",
+		    seed, sqlift_errmsg(h));
+		cg_marg_off = 0;
+		ck_assert_msg(sqlift_infer(h, &o, &run) == 0, "seed %u: %s",
+		    seed, sqlift_errmsg(h));
+		sqlift_close(h);
+		nm = tu_sql_double(dbp, "SELECT count(*) FROM marginals a JOIN "
+		    "marginals b USING (atom) WHERE a.run_id = 1 AND "
+		    "b.run_id = 2");
+		diff = tu_sql_double(dbp, "SELECT max(abs(a.probability - "
+		    "b.probability)) FROM marginals a JOIN marginals b USING "
+		    "(atom) WHERE a.run_id = 1 AND b.run_id = 2");
+		rel = tu_sql_double(dbp, "SELECT coalesce(max(abs(a.probability "
+		    "- b.probability) / a.probability), 0) FROM marginals a JOIN "
+		    "marginals b USING (atom) WHERE a.run_id = 1 AND "
+		    "b.run_id = 2 AND a.probability > 1e-300");
+		ck_assert_msg(nm == 2 * nt + (nt < 20 ? nt * nt : 0) &&
+		    diff <= 1e-9 && rel <= 1e-9,
+		    "seed %u: %g marginals, largest difference %g, relative "
+		    "%g for\n%s", seed, nm, diff, rel, mb.s);
+		cases++;
+		buf_free(&mb);
+		buf_free(&eb);
+	}
+	ck_assert_int_ge(cases, tu_seeds(84));
+	ck_assert_int_ge(cg_marg_hits - hits0, 4 * tu_seeds(84));
+	ck_assert_int_ge(cg_marg_refined - ref0, tu_seeds(84) / 4);
 }
 END_TEST
 
@@ -805,6 +953,7 @@ main(void)
 		test_engine_cellgraph,
 		test_engine_cellgraph_pruned,
 		test_engine_cgsum,
+		test_engine_cgmarg,
 		test_engine_closed_forms,
 		test_engine_memory_limit,
 	};
