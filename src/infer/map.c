@@ -21,13 +21,16 @@
 /* The local search's steps, and its seconds without --max-seconds. */
 #define WALK_FLIPS 1000000
 #define WALK_SECONDS 1.0
-/* The local search's noise: where no atom of the grounding drawn lowers
- * the cost, the probability of a random flip (else none).  0.5, the
- * classic value, left Cora's search above the all-false world's cost;
- * 0.01 to 0.05 gave the best worlds on Cora and UW-CSE. */
+/* The local search's noise: where no flip or pair of flips from the
+ * grounding drawn lowers the cost, the probability of a random flip
+ * (else none); doubled after each search that found no better world,
+ * up to 0.3.  0.5, the classic value, left Cora's search above the
+ * all-false world's cost; 0.02 gave the best worlds on Cora and UW-CSE
+ * (0.05 and 0.1 close on Cora, 35 to 130 lower on UW-CSE). */
 #define WALK_NOISE 0.02
-/* A local search stops after this many steps without a better world,
- * and as many as it took to find the last one. */
+/* A local search stops after this many steps (or the number of atoms,
+ * when more) without a better world, and as many as it took to find
+ * the last one. */
 #define WALK_STALL 10000
 /* Searches from the best world with another seed after one that found
  * no better world, at most. */
@@ -41,8 +44,8 @@
  * UW-CSE the local search finds the better world (CBC's second program
  * does not close within 10 s), CBC the bound; on IMDB and WebKB CBC
  * proves the optimum in its first seconds. */
-#define WALK_SHARE 0.3
-#define CBC_SHARE 0.8
+#define WALK_SHARE 0.6
+#define CBC_SHARE 0.9
 
 /* Truth of grounding k in world truth; stack holds its program. */
 static int
@@ -101,14 +104,31 @@ struct ws {
 	char *val;             /* per grounding: its truth now */
 	int64_t *ofirst;       /* per atom: its groundings in occ[] */
 	int *occ;
+	/* A grounding that is one clause, each atom once (lazy.c's, most
+	 * of them): its true literals counted, no program run per flip */
+	char *clause;          /* per grounding */
+	char *oneg;            /* per occurrence: the literal is negated */
+	int *ntrue;            /* per clause grounding: its true literals */
 	double *cost;          /* per grounding, when bad */
 	int *bad, *pos;        /* the bad groundings; pos[k]: in bad, or -1 */
 	int nbad;
-	double total;
+	int64_t *icost;        /* per grounding: cost in units of 2^-60 of
+	                          all costs: sums without rounding drift */
 	double big;            /* the largest cost of a soft grounding */
-	int *diff, *dpos;      /* the atoms where x differs from the best
-	                          world; dpos[u]: in diff, or -1 */
-	int ndiff;
+	/* Components: atoms joined by a grounding (each grounding's atoms
+	 * are in one).  Their costs add up, so the best world takes each
+	 * component's best state on its own, as Tuffy's per-component
+	 * search does. */
+	int nc;
+	int *comp;             /* per atom */
+	int *gcomp;            /* per grounding, -1 without atoms */
+	int64_t *ctotal, *cbest; /* per component: cost now (icost), and
+	                          least seen */
+	int *cstart, *dn;      /* per component: its segment of diff, and
+	                          how much of it is in use */
+	int *diff, *dpos;      /* per component, the atoms where x differs
+	                          from the best world; dpos[u]: in the
+	                          segment, or -1 */
 	uint64_t rs;
 };
 
@@ -134,11 +154,13 @@ ws_set(struct ws *w, int k, int v)
 		w->bad[w->pos[k]] = last;
 		w->pos[last] = w->pos[k];
 		w->pos[k] = -1;
-		w->total -= w->cost[k];
+		if (w->gcomp[k] >= 0)
+			w->ctotal[w->gcomp[k]] -= w->icost[k];
 	} else if (!was && now) {
 		w->pos[k] = w->nbad;
 		w->bad[w->nbad++] = k;
-		w->total += w->cost[k];
+		if (w->gcomp[k] >= 0)
+			w->ctotal[w->gcomp[k]] += w->icost[k];
 	}
 }
 
@@ -150,7 +172,12 @@ ws_delta(struct ws *w, int u)
 
 	w->x[u] = !w->x[u];
 	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
-		int k = w->occ[i], v = eval_one(w->g, (size_t)k, w->x, w->stack);
+		int k = w->occ[i], v;
+		if (w->clause[k])
+			/* the literal true after the flip: one more true */
+			v = w->ntrue[k] + ((w->x[u] != w->oneg[i]) ? 1 : -1) > 0;
+		else
+			v = eval_one(w->g, (size_t)k, w->x, w->stack);
 		d += (is_bad(&w->g->gf.v[k], v) - (w->pos[k] >= 0)) * w->cost[k];
 	}
 	w->x[u] = !w->x[u];
@@ -167,19 +194,25 @@ ws_unit(struct ws *w)
 static void
 ws_flip(struct ws *w, int u)
 {
+	int c = w->comp[u], *seg = w->diff + w->cstart[c];
+
 	if (w->dpos[u] < 0) {
-		w->dpos[u] = w->ndiff;
-		w->diff[w->ndiff++] = u;
+		w->dpos[u] = w->dn[c];
+		seg[w->dn[c]++] = u;
 	} else {
-		int last = w->diff[--w->ndiff];
-		w->diff[w->dpos[u]] = last;
+		int last = seg[--w->dn[c]];
+		seg[w->dpos[u]] = last;
 		w->dpos[last] = w->dpos[u];
 		w->dpos[u] = -1;
 	}
 	w->x[u] = !w->x[u];
 	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
 		int k = w->occ[i];
-		ws_set(w, k, eval_one(w->g, (size_t)k, w->x, w->stack));
+		if (w->clause[k]) {
+			w->ntrue[k] += (w->x[u] != w->oneg[i]) ? 1 : -1;
+			ws_set(w, k, w->ntrue[k] > 0);
+		} else
+			ws_set(w, k, eval_one(w->g, (size_t)k, w->x, w->stack));
 	}
 }
 
@@ -191,11 +224,105 @@ ws_free(struct ws *w)
 	free(w->val);
 	free(w->ofirst);
 	free(w->occ);
+	free(w->clause);
+	free(w->oneg);
+	free(w->ntrue);
 	free(w->cost);
 	free(w->bad);
 	free(w->pos);
 	free(w->diff);
 	free(w->dpos);
+	free(w->comp);
+	free(w->gcomp);
+	free(w->ctotal);
+	free(w->icost);
+	free(w->cbest);
+	free(w->cstart);
+	free(w->dn);
+}
+
+static int
+uf_find(int *up, int u)
+{
+	while (up[u] != u)
+		u = up[u] = up[up[u]];
+	return u;
+}
+
+/* Whether a grounding's program is one clause, each atom once: a
+ * literal (ATOM u, NOT after it when negated), then literals each
+ * followed by OR, as lazy.c writes them. */
+static int
+is_clause(const int *code, int len)
+{
+	int nlit = 0;
+
+	for (int i = 0; i < len; nlit++) {
+		if (code[i] != OP_ATOM)
+			return 0;
+		for (int j = 0; j < i; j++)
+			if (code[j] == OP_ATOM && code[j + 1] == code[i + 1])
+				return 0;
+		i += 2;
+		if (i < len && code[i] == OP_NOT)
+			i++;
+		if (nlit > 0 && (i >= len || code[i++] != OP_OR))
+			return 0;
+	}
+	return nlit > 0;
+}
+
+/* The components of the atoms (w->comp, w->gcomp, segments); -1 when
+ * out of memory. */
+static int
+ws_components(struct ws *w)
+{
+	const struct ground *g = w->g;
+	size_t n = g->unk_atom.n, m = g->gf.n;
+	int *up = xmalloc((n + 1) * sizeof *up), nc = 0;
+
+	if (!up)
+		return -1;
+	for (size_t u = 0; u < n; u++)
+		up[u] = (int)u;
+	for (size_t k = 0; k < m; k++) {
+		const int *code = g->code.v + g->gf.v[k].start;
+		int first = -1;
+		for (int i = 0; i < g->gf.v[k].len; i++)
+			if (code[i] == OP_ATOM) {
+				int a = uf_find(up, code[++i]);
+				if (first < 0)
+					first = a;
+				else if (a != first)
+					up[a] = first;
+			}
+	}
+	/* roots numbered in order; dpos holds the numbers for now */
+	for (size_t u = 0; u < n; u++)
+		w->dpos[u] = up[u] == (int)u ? nc++ : -1;
+	for (size_t u = 0; u < n; u++)
+		w->comp[u] = w->dpos[uf_find(up, (int)u)];
+	free(up);
+	w->nc = nc;
+	if (!(w->ctotal = xcalloc((size_t)nc + 1, sizeof *w->ctotal)) ||
+	    !(w->cbest = xcalloc((size_t)nc + 1, sizeof *w->cbest)) ||
+	    !(w->cstart = xcalloc((size_t)nc + 2, sizeof *w->cstart)) ||
+	    !(w->dn = xcalloc((size_t)nc + 1, sizeof *w->dn)))
+		return -1;
+	for (size_t u = 0; u < n; u++)
+		w->cstart[w->comp[u] + 1]++;
+	for (int c = 0; c < nc; c++)
+		w->cstart[c + 1] += w->cstart[c];
+	for (size_t u = 0; u < n; u++)
+		w->dpos[u] = -1;
+	for (size_t k = 0; k < m; k++) {
+		const int *code = g->code.v + g->gf.v[k].start;
+		w->gcomp[k] = -1;
+		for (int i = 0; i < g->gf.v[k].len && w->gcomp[k] < 0; i++)
+			if (code[i] == OP_ATOM)
+				w->gcomp[k] = w->comp[code[i + 1]];
+	}
+	return 0;
 }
 
 static int
@@ -216,24 +343,32 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed,
 	    !(w->bad = xcalloc(m + 1, sizeof *w->bad)) ||
 	    !(w->pos = xmalloc((m + 1) * sizeof *w->pos)) ||
 	    !(w->diff = xmalloc((n + 1) * sizeof *w->diff)) ||
-	    !(w->dpos = xmalloc((n + 1) * sizeof *w->dpos)))
+	    !(w->dpos = xmalloc((n + 1) * sizeof *w->dpos)) ||
+	    !(w->comp = xmalloc((n + 1) * sizeof *w->comp)) ||
+	    !(w->gcomp = xmalloc((m + 1) * sizeof *w->gcomp)) ||
+	    ws_components(w) < 0)
 		return -1;
+	/* occurrences, atom by atom, an atom once per grounding (twice, a
+	 * flip's change of it counted twice); w->diff marks the last */
 	for (size_t u = 0; u < n; u++)
-		w->dpos[u] = -1;
-	/* occurrences, atom by atom (an atom twice in one grounding counts
-	 * twice: harmless) */
+		w->diff[u] = -1;
 	for (size_t k = 0; k < m; k++) {
 		const struct ground_formula *f = &g->gf.v[k];
 		const int *code = g->code.v + f->start;
 		for (int i = 0; i < f->len; i++)
-			if (code[i] == OP_ATOM)
-				w->ofirst[code[++i] + 1]++;
+			if (code[i] == OP_ATOM && w->diff[code[++i]] != (int)k) {
+				w->diff[code[i]] = (int)k;
+				w->ofirst[code[i] + 1]++;
+			}
 		if (!f->hard && fabs(f->weight) > big)
 			big = fabs(f->weight);
 	}
 	for (size_t u = 0; u < n; u++)
 		w->ofirst[u + 1] += w->ofirst[u];
-	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)))
+	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)) ||
+	    !(w->oneg = xcalloc((size_t)w->ofirst[n] + 1, 1)) ||
+	    !(w->clause = xcalloc(m + 1, 1)) ||
+	    !(w->ntrue = xcalloc(m + 1, sizeof *w->ntrue)))
 		return -1;
 	memcpy(w->x, start, n);
 	{
@@ -241,45 +376,119 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed,
 		if (!fill)
 			return -1;
 		memcpy(fill, w->ofirst, n * sizeof *fill);
+		for (size_t u = 0; u < n; u++)
+			w->diff[u] = -1;
 		for (size_t k = 0; k < m; k++) {
 			const struct ground_formula *f = &g->gf.v[k];
 			const int *code = g->code.v + f->start;
+			w->clause[k] = (char)is_clause(code, f->len);
 			for (int i = 0; i < f->len; i++)
-				if (code[i] == OP_ATOM)
-					w->occ[fill[code[++i]]++] = (int)k;
+				if (code[i] == OP_ATOM && w->diff[code[++i]] != (int)k) {
+					int u = code[i];
+					int neg = i + 1 < f->len && code[i + 1] == OP_NOT;
+					w->diff[u] = (int)k;
+					w->oneg[fill[u]] = (char)neg;
+					w->occ[fill[u]++] = (int)k;
+					w->ntrue[k] += w->clause[k] && w->x[u] != neg;
+				}
 		}
 		free(fill);
 	}
 	w->big = big > 0 ? big : 1;
+	if (!(w->icost = xmalloc((m + 1) * sizeof *w->icost)))
+		return -1;
+	big = 0;
 	for (size_t k = 0; k < m; k++) {
 		const struct ground_formula *f = &g->gf.v[k];
-		w->cost[k] = f->hard ? HARD_UNITS * (big > 0 ? big : 1) :
-		    fabs(f->weight);
+		w->cost[k] = f->hard ? HARD_UNITS * w->big : fabs(f->weight);
+		big += w->cost[k];
+	}
+	/* every total at most 2^60 */
+	big = big > 0 ? ldexp(1, 60) / big : 1;
+	for (size_t k = 0; k < m; k++) {
+		w->icost[k] = (int64_t)(w->cost[k] * big);
 		w->pos[k] = -1;
 		ws_set(w, (int)k, eval_one(g, k, w->x, w->stack));
 	}
+	for (int c = 0; c < w->nc; c++)
+		w->cbest[c] = w->ctotal[c];
 	return 0;
 }
 
+/* The best pair of flips that starts with an atom of atoms (ds: their
+ * single changes) and repairs a grounding that flip made bad; its
+ * change of the cost, *a and *b the atoms.  (Cora: a paper's category
+ * moves from one value to another in two flips, each alone dearer.) */
+static double
+ws_pair(struct ws *w, const int *atoms, const double *ds, int na, int *a,
+    int *b)
+{
+	double bd = INFINITY;
+
+	for (int j = 0; j < na && j < 8; j++) {
+		int u = atoms[j];
+		ws_flip(w, u);
+		for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
+			int k = w->occ[i];
+			const struct ground_formula *f = &w->g->gf.v[k];
+			const int *code = w->g->code.v + f->start;
+			if (w->pos[k] < 0)
+				continue;
+			for (int q = 0; q < f->len; q++)
+				if (code[q] == OP_ATOM && code[++q] != u) {
+					double d = ds[j] + ws_delta(w, code[q]);
+					if (d < bd)
+						bd = d, *a = u, *b = code[q];
+				}
+		}
+		ws_flip(w, u);
+	}
+	return bd;
+}
+
+/* Into best, the state of u's component when it is the best seen; 1
+ * then.  In integers: a running total in doubles drifts by its rounding
+ * (x + c - c != x), which took for gains (55 million steps on a model
+ * of 13 atoms). */
+static int
+ws_keep(struct ws *w, int u, signed char *best)
+{
+	int c = w->comp[u], *seg = w->diff + w->cstart[c];
+
+	if (w->ctotal[c] >= w->cbest[c])
+		return 0;
+	/* best takes the atoms of the component that differ */
+	w->cbest[c] = w->ctotal[c];
+	for (int i = 0; i < w->dn[c]; i++) {
+		best[seg[i]] = w->x[seg[i]];
+		w->dpos[seg[i]] = -1;
+	}
+	w->dn[c] = 0;
+	return 1;
+}
+
 /* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the world in best,
- * with two changes that the real dumps want (Cora: thousands of cheap
- * unit groundings that no one flip repairs without breaking a dearer
- * one): a step draws a bad grounding with probability in proportion to
- * its cost (by rejection, at most 64 draws: hard ones always pass),
- * and flips the atom of
- * it that lowers the cost most when one does; else, with probability
- * WALK_NOISE, a random atom of it, else none.  best gets the best world
- * seen (lowest cost), the start included.  Stops after `steps` steps,
- * at deadline, or stalled (WALK_STALL); *flips: the flips made, *better:
- * whether best changed. */
+ * changed where the real dumps want it (Cora: thousands of cheap unit
+ * groundings that no one flip repairs without breaking a dearer one):
+ * a step draws a bad grounding with probability in proportion to its
+ * cost (by rejection, at most 64 draws: hard ones always pass), and
+ * flips the atom of it that lowers the cost most when one does; else
+ * the best pair (ws_pair) when it lowers the cost; else, with
+ * probability noise, a random atom of it, else none.  best gets the
+ * best state seen of each component, the start included.  Stops after
+ * `steps` steps, at deadline, or stalled (WALK_STALL); *flips: the
+ * flips made, *better: whether best changed. */
 static int
 walksat(const struct ground *g, uint64_t seed, int64_t steps,
-    double deadline, signed char *best, int64_t *flips, int *better)
+    double deadline, double noise, signed char *best, int64_t *flips,
+    int *better)
 {
 	struct ws w;
-	double best_total;
 	int atoms[256];
+	double ds[256];
 	int64_t last = 0;      /* the step of the last better world */
+	int64_t stall = (int64_t)g->unk_atom.n > WALK_STALL ?
+	    (int64_t)g->unk_atom.n : WALK_STALL;
 
 	*flips = 0;
 	*better = 0;
@@ -287,14 +496,13 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 		ws_free(&w);
 		return -1;
 	}
-	best_total = w.total;
 	for (int64_t t = 0; t < steps && w.nbad > 0; t++) {
 		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
 		const struct ground_formula *f;
 		const int *code;
 		double bd = INFINITY;
 		if ((t & 255) == 255 && ((deadline > 0 && now_seconds() >
-		    deadline) || (t - last > WALK_STALL && t - last > last)))
+		    deadline) || (t - last > stall && t - last > last)))
 			break;
 		for (int r = 0; r < 64 && w.cost[k] < w.big * ws_unit(&w); r++)
 			k = w.bad[ws_rand(&w) % (uint64_t)w.nbad];
@@ -305,29 +513,28 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 				atoms[na++] = code[++i];
 		u = atoms[0];
 		for (int j = 0; j < na; j++) {
-			double d = ws_delta(&w, atoms[j]);
+			double d = ds[j] = ws_delta(&w, atoms[j]);
 			if (d < bd)
 				bd = d, u = atoms[j];
 		}
-		if (bd >= 0 && ws_unit(&w) >= WALK_NOISE)
+		if (bd >= 0) {
+			int a = -1, b = -1;
+			if (ws_pair(&w, atoms, ds, na, &a, &b) < -1e-9 * w.big) {
+				ws_flip(&w, a);
+				(*flips)++;
+				u = b;
+				bd = -1;
+			}
+		}
+		if (bd >= 0 && ws_unit(&w) >= noise)
 			continue;
 		if (bd >= 0)
 			u = atoms[ws_rand(&w) % (uint64_t)na];
 		ws_flip(&w, u);
 		(*flips)++;
-		/* relative: the running total drifts by its rounding, which
-		 * an absolute 1e-12 took for gains (55 million steps on a
-		 * model of 13 atoms) */
-		if (w.total < best_total - 1e-9 * (1 + fabs(best_total))) {
-			/* x is the best now: best takes the atoms that differ */
-			best_total = w.total;
+		if (ws_keep(&w, u, best)) {
 			last = t;
 			*better = 1;
-			for (int i = 0; i < w.ndiff; i++) {
-				best[w.diff[i]] = w.x[w.diff[i]];
-				w.dpos[w.diff[i]] = -1;
-			}
-			w.ndiff = 0;
 		}
 	}
 	ws_free(&w);
@@ -831,7 +1038,8 @@ map_walk(struct ground *g, uint64_t seed, int64_t steps, double deadline,
 		int64_t flips;
 		int better;
 		double s;
-		if (walksat(g, seed + i, steps, deadline, x, &flips, &better) < 0)
+		if (walksat(g, seed + i, steps, deadline, fmin(0.3, WALK_NOISE *
+		    (double)(1 << idle)), x, &flips, &better) < 0)
 			return err_oom(e);
 		w->flips += flips;
 		if ((rc = map_more(g, more, arg, x, active, stack, &added, e)))
