@@ -32,6 +32,9 @@
  * when more) without a better world, and as many as it took to find
  * the last one. */
 #define WALK_STALL 10000
+/* Groundings a first flip made bad that a pair move tries to repair, at
+ * most (WebKB: an atom in 2,000 groundings). */
+#define WALK_PAIRS 32
 /* Searches from the best world with another seed after one that found
  * no better world, at most. */
 #define WALK_RESTARTS 3
@@ -45,6 +48,10 @@
  * does not close within 10 s), CBC the bound; on IMDB and WebKB CBC
  * proves the optimum in its first seconds. */
 #define WALK_SHARE 0.6
+/* A local search stalls after this share of the time without a gain
+ * (and as long as its last gain took): WebKB's world is the all-false
+ * one, and its steps cost milliseconds. */
+#define WALK_PATIENCE 0.05
 #define CBC_SHARE 0.9
 
 /* Truth of grounding k in world truth; stack holds its program. */
@@ -129,6 +136,8 @@ struct ws {
 	int *diff, *dpos;      /* per component, the atoms where x differs
 	                          from the best world; dpos[u]: in the
 	                          segment, or -1 */
+	int track, nnew;       /* while track: groundings made bad, in */
+	int fresh[WALK_PAIRS];
 	uint64_t rs;
 };
 
@@ -157,6 +166,8 @@ ws_set(struct ws *w, int k, int v)
 		if (w->gcomp[k] >= 0)
 			w->ctotal[w->gcomp[k]] -= w->icost[k];
 	} else if (!was && now) {
+		if (w->track && w->nnew < WALK_PAIRS)
+			w->fresh[w->nnew++] = k;
 		w->pos[k] = w->nbad;
 		w->bad[w->nbad++] = k;
 		if (w->gcomp[k] >= 0)
@@ -416,7 +427,8 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed,
 }
 
 /* The best pair of flips that starts with an atom of atoms (ds: their
- * single changes) and repairs a grounding that flip made bad; its
+ * single changes) and repairs a grounding that flip made bad (the first
+ * WALK_PAIRS of them); its
  * change of the cost, *a and *b the atoms.  (Cora: a paper's category
  * moves from one value to another in two flips, each alone dearer.) */
 static double
@@ -427,13 +439,14 @@ ws_pair(struct ws *w, const int *atoms, const double *ds, int na, int *a,
 
 	for (int j = 0; j < na && j < 8; j++) {
 		int u = atoms[j];
+		w->track = 1;
+		w->nnew = 0;
 		ws_flip(w, u);
-		for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
-			int k = w->occ[i];
+		w->track = 0;
+		for (int i = 0; i < w->nnew; i++) {
+			int k = w->fresh[i];
 			const struct ground_formula *f = &w->g->gf.v[k];
 			const int *code = w->g->code.v + f->start;
-			if (w->pos[k] < 0)
-				continue;
 			for (int q = 0; q < f->len; q++)
 				if (code[q] == OP_ATOM && code[++q] != u) {
 					double d = ds[j] + ws_delta(w, code[q]);
@@ -476,12 +489,13 @@ ws_keep(struct ws *w, int u, signed char *best)
  * the best pair (ws_pair) when it lowers the cost; else, with
  * probability noise, a random atom of it, else none.  best gets the
  * best state seen of each component, the start included.  Stops after
- * `steps` steps, at deadline, or stalled (WALK_STALL); *flips: the
+ * `steps` steps, at deadline, or stalled (no gain for WALK_STALL steps
+ * or patience seconds, and as long as the last gain took); *flips: the
  * flips made, *better: whether best changed. */
 static int
 walksat(const struct ground *g, uint64_t seed, int64_t steps,
-    double deadline, double noise, signed char *best, int64_t *flips,
-    int *better)
+    double deadline, double patience, double noise, signed char *best,
+    int64_t *flips, int *better)
 {
 	struct ws w;
 	int atoms[256];
@@ -489,6 +503,7 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 	int64_t last = 0;      /* the step of the last better world */
 	int64_t stall = (int64_t)g->unk_atom.n > WALK_STALL ?
 	    (int64_t)g->unk_atom.n : WALK_STALL;
+	double t0 = now_seconds(), tlast = t0, now;
 
 	*flips = 0;
 	*better = 0;
@@ -501,8 +516,11 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 		const struct ground_formula *f;
 		const int *code;
 		double bd = INFINITY;
-		if ((t & 255) == 255 && ((deadline > 0 && now_seconds() >
-		    deadline) || (t - last > stall && t - last > last)))
+		/* a step may cost milliseconds (WebKB: atoms in 2,000
+		 * groundings): the clock every 16, and stalled in time too */
+		if ((t & 15) == 15 && ((t - last > stall && t - last > last) ||
+		    (now = now_seconds(), (deadline > 0 && now > deadline) ||
+		    (now - tlast > patience && now - tlast > tlast - t0))))
 			break;
 		for (int r = 0; r < 64 && w.cost[k] < w.big * ws_unit(&w); r++)
 			k = w.bad[ws_rand(&w) % (uint64_t)w.nbad];
@@ -534,6 +552,7 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 		(*flips)++;
 		if (ws_keep(&w, u, best)) {
 			last = t;
+			tlast = now_seconds();
 			*better = 1;
 		}
 	}
@@ -1026,7 +1045,7 @@ map_more(struct ground *g, map_more_fn more, void *arg, const signed char *x,
  * for a world. */
 static int
 map_walk(struct ground *g, uint64_t seed, int64_t steps, double deadline,
-    map_more_fn more, void *arg, struct map_world *w, signed char *x,
+    double patience, map_more_fn more, void *arg, struct map_world *w, signed char *x,
     double *best, char **active, int **stack, struct err *e)
 {
 	size_t n = g->unk_atom.n;
@@ -1038,8 +1057,8 @@ map_walk(struct ground *g, uint64_t seed, int64_t steps, double deadline,
 		int64_t flips;
 		int better;
 		double s;
-		if (walksat(g, seed + i, steps, deadline, fmin(0.3, WALK_NOISE *
-		    (double)(1 << idle)), x, &flips, &better) < 0)
+		if (walksat(g, seed + i, steps, deadline, patience, fmin(0.3,
+		    WALK_NOISE * (double)(1 << idle)), x, &flips, &better) < 0)
 			return err_oom(e);
 		w->flips += flips;
 		if ((rc = map_more(g, more, arg, x, active, stack, &added, e)))
@@ -1064,7 +1083,7 @@ map_ground(struct ground *g, double max_seconds, double bound,
 {
 	size_t n = g->unk_atom.n;
 	double t0 = now_seconds(), deadline = max_seconds > 0 ? t0 +
-	    max_seconds : 0, best, walk_end, cbc_end;
+	    max_seconds : 0, best, walk_end, cbc_end, patience;
 	const struct cbc_api *cbc = NULL;  /* loaded at the first program */
 	signed char *x = NULL;
 	char *active = NULL;
@@ -1089,8 +1108,10 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	walk_end = t0 + (max_seconds > 0 ? max_seconds * WALK_SHARE :
 	    WALK_SECONDS);
 	cbc_end = max_seconds > 0 ? t0 + max_seconds * CBC_SHARE : 0;
+	patience = max_seconds > 0 ? max_seconds * WALK_PATIENCE :
+	    WALK_SECONDS / 4;
 	if ((rc = map_walk(g, seed, max_seconds > 0 ? INT64_MAX : WALK_FLIPS,
-	    walk_end, more, arg, w, x, &best, &active, &stack, e)))
+	    walk_end, patience, more, arg, w, x, &best, &active, &stack, e)))
 		goto done;
 	w->cuts = ip_cut(g, w->truth, active, stack);
 	/* the local search met the bound (or nothing is unknown): done */
@@ -1132,7 +1153,7 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	}
 	/* the rest of the time: the local search again, from the best world */
 	if (deadline > 0 && !(best >= w->bound - map_tolerance(g, best)) &&
-	    (rc = map_walk(g, seed + 1000, INT64_MAX, deadline, more,
+	    (rc = map_walk(g, seed + 1000, INT64_MAX, deadline, patience, more,
 	    arg, w, x, &best, &active, &stack, e)))
 		goto done;
 	w->log_weight = best;
