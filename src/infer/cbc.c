@@ -39,6 +39,7 @@ load(void)
 		SYM(setParameter), SYM(setMaximumSeconds), SYM(solve),
 		SYM(bestSolution), SYM(isProvenInfeasible), SYM(isProvenOptimal),
 		SYM(getObjValue), SYM(getBestPossibleObjValue),
+		SYM(isSecondsLimitReached),
 	};
 	/* never closed: the process keeps it to the end */
 	void *h = dlopen(CBC_SONAME, RTLD_NOW | RTLD_LOCAL);
@@ -74,7 +75,10 @@ solve_here(const struct cbc_api *cbc, Cbc_Model *m, size_t n, signed char *x,
 
 	cbc->solve(m);
 	sol = cbc->bestSolution(m);
-	a->infeasible = cbc->isProvenInfeasible(m);
+	/* stopped by its time limit, CBC 2.10.8 may say infeasible of a
+	 * program that is not (Cora, a limit of a few ms) */
+	a->infeasible = cbc->isProvenInfeasible(m) &&
+	    !cbc->isSecondsLimitReached(m);
 	a->proven = cbc->isProvenOptimal(m);
 	a->have = sol != NULL;
 	for (size_t u = 0; sol && u < n; u++)

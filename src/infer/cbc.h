@@ -28,6 +28,7 @@ struct cbc_api {
 	int (*isProvenOptimal)(Cbc_Model *);
 	double (*getObjValue)(Cbc_Model *);
 	double (*getBestPossibleObjValue)(Cbc_Model *);
+	int (*isSecondsLimitReached)(Cbc_Model *);
 };
 
 /* The API, loaded once per process (thread-safe); an error naming the

@@ -1118,7 +1118,8 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) && n > 0;) {
 		int have, proven, infeasible;
 		double ub;
-		if (cbc_end > 0 && now_seconds() >= cbc_end)
+		/* a program given a few ms is stopped before its LP */
+		if (cbc_end > 0 && now_seconds() >= cbc_end - 0.02 * max_seconds)
 			break;
 		if (!cbc && (rc = cbc_api(&cbc, e)))
 			goto done;
@@ -1126,14 +1127,17 @@ map_ground(struct ground *g, double max_seconds, double bound,
 		    &have, &ub, &proven, &infeasible) < 0)
 			goto oom;
 		w->rounds++;
+		if (infeasible && best > -INFINITY)
+			break;  /* a world satisfies the hard formulas: CBC erred */
 		if (infeasible) {
 			rc = err_set(e, SQLIFT_EZERO, "no world satisfies the hard "
 			    "formulas together with the evidence");
 			goto done;
 		}
 		/* a bound: the groundings outside the program are counted at
-		 * their best, so no world weighs more than its optimum */
-		if (ub < w->bound)
+		 * their best, so no world weighs more than its optimum; one
+		 * below the best world is CBC's error, not a bound */
+		if (ub < w->bound && ub >= best - map_tolerance(g, best))
 			w->bound = ub;
 		if (have) {
 			double s;
