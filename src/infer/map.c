@@ -1011,6 +1011,13 @@ map_tolerance(const struct ground *g, double x)
 	return 1e-9 * s + 16 * DBL_EPSILON * fabs(x);
 }
 
+/* Whether the world of log weight x meets bound (proves it optimal). */
+static int
+met(const struct ground *g, double x, double bound)
+{
+	return x > -INFINITY && bound - x <= map_tolerance(g, x);
+}
+
 /* With lazy grounding, the groundings x violates into g, active grown
  * to g's groundings (the new ones off until ip_cut), stack to its
  * longest program. */
@@ -1091,7 +1098,13 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	int64_t added;
 
 	memset(w, 0, sizeof *w);
-	w->bound = bound;
+	/* every grounding at its best bounds every world, before any
+	 * program (CBC may be stopped before its first) */
+	w->bound = 0;
+	for (size_t k = 0; k < g->gf.n; k++)
+		if (!g->gf.v[k].hard && g->gf.v[k].weight > 0)
+			w->bound += g->gf.v[k].weight;
+	w->bound = fmin(bound, g->log_const + (g->log_const_c + w->bound));
 	if (g->zero)
 		return err_set(e, SQLIFT_EZERO,
 		    "no world: the evidence violates the hard formula %s",
@@ -1115,7 +1128,8 @@ map_ground(struct ground *g, double max_seconds, double bound,
 		goto done;
 	w->cuts = ip_cut(g, w->truth, active, stack);
 	/* the local search met the bound (or nothing is unknown): done */
-	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) && n > 0;) {
+	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) &&
+	    !met(g, best, w->bound) && n > 0;) {
 		int have, proven, infeasible;
 		double ub;
 		/* a program given a few ms is stopped before its LP */
@@ -1156,14 +1170,14 @@ map_ground(struct ground *g, double max_seconds, double bound,
 		w->cuts += added;
 	}
 	/* the rest of the time: the local search again, from the best world */
-	if (deadline > 0 && !(best >= w->bound - map_tolerance(g, best)) &&
+	if (deadline > 0 && !met(g, best, w->bound) &&
 	    (rc = map_walk(g, seed + 1000, INT64_MAX, deadline, patience, more,
 	    arg, w, x, &best, &active, &stack, e)))
 		goto done;
 	w->log_weight = best;
 	if (best > w->bound)   /* rounding: the world is the bound's witness */
 		w->bound = best;
-	w->proven = w->bound - best <= map_tolerance(g, best);
+	w->proven = met(g, best, w->bound);
 	if (best == -INFINITY)
 		rc = err_set(e, SQLIFT_EZERO, "no world satisfying the hard "
 		    "formulas together with the evidence was found%s",
