@@ -17,6 +17,8 @@
 # run's log weight; "abs gap" is bound minus log weight.
 #
 #   SQLIFT=.libs/sqlift LD_LIBRARY_PATH=.libs sh bench/map.sh
+# MAP_DATA picks dumps (imdb1 webkb cora uwcse); MAP_HEAD=0 leaves the
+# header out.
 set -eu
 
 SQLIFT=${SQLIFT:-./sqlift}
@@ -60,14 +62,21 @@ run() {  # name db model evidence [infer options]
 	fi
 }
 
-echo "| data | seconds | cpu s | log weight | bound | optimal | abs gap | gap | world | IPs | grounded | rescored | diff |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+want() { case " ${MAP_DATA:-imdb1 webkb cora uwcse} " in *" $1 "*) ;; *) false ;; esac; }
 
+if [ "${MAP_HEAD:-1}" != 0 ]; then
+	echo "| data | seconds | cpu s | log weight | bound | optimal | abs gap | gap | world | IPs | grounded | rescored | diff |"
+	echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+fi
+
+if want imdb1; then
 d=$DATA/imdb/lsm_kok
 load "$dir/imdb1.sqlite" "$d/imdb-rules-out.mln" "$d/imdb1.db"
 run imdb1 "$dir/imdb1.sqlite" "$d/imdb-rules-out.mln" "$d/imdb1.db" \
     -q workedUnder
+fi
 
+if want webkb; then
 ev=$DATA/webkb/forclift_pageclass/webkb-fold12-train1.db
 cw=PageClassDepartment,PageClassResearchProject,PageClassStaff,PageClassStudent,Linked
 cw=$cw,HasAssign,HasHandout,HasHomework,HasHour,HasInstructor,HasMime,HasNcsa,HasNote,HasSyllabu,HasVersion
@@ -75,11 +84,16 @@ grep -v '^PageClass\(Course\|Faculty\)(' "$ev" >"$dir/webkb.db"
 load "$dir/webkb.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb.db"
 run webkb "$dir/webkb.sqlite" "$bench/webkb-pageclass.mln" "$dir/webkb.db" \
     --cw "$cw" -q PageClassCourse,PageClassFaculty
+fi
 
+if want cora; then
 d=$DATA/cora/tuffy_class
 load "$dir/cora.sqlite" "$d/prog.mln" "$d/evidence.db"
 run cora "$dir/cora.sqlite" "$d/prog.mln" "$d/evidence.db" -q category
+fi
 
+if want uwcse; then
 d=$DATA/uwcse/tuffy_cse
 load "$dir/uwcse.sqlite" "$d/prog.mln" "$d/evidence.db"
 run uwcse "$dir/uwcse.sqlite" "$d/prog.mln" "$d/evidence.db" -q advisedBy
+fi

@@ -28,10 +28,27 @@ struct cbc_api {
 	int (*isProvenOptimal)(Cbc_Model *);
 	double (*getObjValue)(Cbc_Model *);
 	double (*getBestPossibleObjValue)(Cbc_Model *);
+	int (*isSecondsLimitReached)(Cbc_Model *);
 };
 
 /* The API, loaded once per process (thread-safe); an error naming the
  * library when it cannot be loaded. */
 int cbc_api(const struct cbc_api **api, struct err *e) WUR;
+
+/* What a solve gave: a solution of the first n columns (x, 0 or 1), its
+ * objective, the best possible (a bound), whether proven. */
+struct cbc_answer {
+	int have, proven, infeasible;
+	int finished;          /* 0: stopped at the deadline, nothing known */
+	double obj, best;
+};
+
+/* Solves m (maximising) with CBC's time limit, wall seconds to
+ * deadline.  With a deadline, in a child process that is killed at the
+ * deadline: CBC checks its limit only between phases (its preprocessing
+ * and root LP ran 18 s over a limit of 4 on UW-CSE).  deadline 0: no
+ * limit, in this process. */
+void cbc_solve(const struct cbc_api *cbc, Cbc_Model *m, double deadline,
+    size_t n, signed char *x, struct cbc_answer *a);
 
 #endif

@@ -24,6 +24,8 @@ struct run {
 	struct query_list q;
 	unsigned char *is_query;  /* per ground atom */
 	double max_seconds;    /* for building the theory too */
+	double t0;             /* when infer_run started: --max-seconds
+	                          counts from it */
 	int map;               /* --method map: clauses for the max semiring,
 	                          the ground atoms read when few enough */
 	struct warns w;        /* infer_run's, for runs.warnings */

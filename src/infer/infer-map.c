@@ -87,10 +87,12 @@ map_lifted(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
 	eo.semiring = ENG_MAX;
 	eo.max_nodes = o->max_nodes ? o->max_nodes : MAP_LIFTED_NODES;
-	/* the ground solver gets the rest of the time */
-	eo.max_seconds = o->max_seconds / 4;
+	/* the ground solver gets the rest of the time: the lifted search
+	 * answers in milliseconds where it answers at all on the real dumps
+	 * (IMDB), and Cora's and UW-CSE's theories do not lift at any time */
+	eo.max_seconds = o->max_seconds / MAP_LIFTED_SHARE / 2;
 	eo.max_memory = (double)o->max_memory;
-	b->ev->max_seconds = o->max_seconds / 2;
+	b->ev->max_seconds = o->max_seconds / MAP_LIFTED_SHARE;
 	if (!(rc = infer_build_finish(b, r->dom, r->e)) &&
 	    !(rc = eng_new(b->t, &eo, &g, r->e)))
 		rc = eng_log_z(g, lv, r->e);
@@ -142,7 +144,7 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 {
 	struct classes cl = { r, { 0 }, NULL, 0 };
 	struct lazy *lz = NULL;
-	double lv = 0;
+	double lv = 0, left = 0;
 	int lifted, cls, rc, full;
 
 	memset(w, 0, sizeof *w);
@@ -193,8 +195,12 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 		free(w->truth);
 		w->truth = NULL;
 	}
-	if ((rc = map_ground(&r->g, o->max_seconds > 0 ? o->max_seconds -
-	    (now_seconds() - b->t0) : 0, lifted ? lv : INFINITY, o->seed,
+	if (o->max_seconds > 0)
+		/* from the start of the run, less the time to write it; a
+		 * deadline already past still stops at the first world */
+		left = fmax(1e-3, r->t0 + o->max_seconds - now_seconds() -
+		    fmin(MAP_WRITE_SECONDS, o->max_seconds / 20));
+	if ((rc = map_ground(&r->g, left, lifted ? lv : INFINITY, o->seed,
 	    lz ? lazy_more : NULL, lz, w, r->e)))
 		goto done;
 	if (lifted) {
@@ -213,8 +219,9 @@ infer_map_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *
 	    (long long)w->rounds, (long long)w->cuts, (long long)w->flips,
 	    (long long)r->g.gf.n);
 	if (lz)
-		buf_printf(stats, ",\"lazy_clauses\":%d,\"lazy_found\":%lld",
-		    lazy_clauses(lz), (long long)lazy_found(lz));
+		buf_printf(stats, ",\"lazy_clauses\":%d,\"core_clauses\":%d,"
+		    "\"lazy_found\":%lld", lazy_clauses(lz), lazy_core_clauses(lz),
+		    (long long)lazy_found(lz));
 	buf_puts(stats, "}");
 done:
 	lazy_free(lz);

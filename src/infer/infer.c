@@ -1004,6 +1004,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	*failed = NULL;
 	r.s = s;
 	r.e = e;
+	r.t0 = t0;
 	warn_init(&r.w, o->log, o->log_arg);
 	buf_init(&params);
 	buf_init(&qtext);

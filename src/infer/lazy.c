@@ -10,6 +10,14 @@
 
 #define LZ_ARGS 16             /* arity of a predicate grounded lazily */
 #define LZ_LITS 64             /* literals of a clause grounded lazily */
+/* A clause of positive weight (or hard) has its whole core in the store
+ * at the start (every grounding the evidence leaves open) while the
+ * store stays under LZ_CORE_MAX groundings and the join lists at most
+ * LZ_CORE_LISTED: the local search then sees every grounding a flip
+ * changes.  Past either, the clause is grounded lazily. */
+#define LZ_CORE_MAX 2000000
+#define LZ_CORE_LISTED 20000000
+#define LZ_OVER (-1)           /* a walk's rc: past the core's limits */
 
 /* What a grounding must be to be listed: violated by the world (every
  * literal false), or not decided by the evidence (no literal true by
@@ -56,6 +64,8 @@ struct lazy {
 	struct lz_clause *c;
 	struct lz_index *ix;   /* per predicate */
 	int ixmode;            /* the mode the indexes are for, -1 none */
+	int core;              /* listing a core: stop past LZ_CORE_* */
+	int ncore;             /* clauses of positive weight in the core */
 	int64_t found;
 };
 
@@ -462,6 +472,11 @@ emit(struct lz_walk *w)
 	struct ground_formula gf = { f->weight, f->hard, (int)g->code.n, 0 };
 	int nu = 0, r;
 
+	if (lz->core && (w->listed >= LZ_CORE_LISTED ||
+	    g->gf.n >= LZ_CORE_MAX)) {
+		w->rc = LZ_OVER;
+		return;
+	}
 	w->listed++;
 	if (w->mode == LZ_VIOLATED) {
 		double key = 0;
@@ -615,13 +630,46 @@ groundings(const struct ground *g, const struct mln_formula *f)
 	return n;
 }
 
+/* Every grounding of clause c (n of them) that the evidence leaves open
+ * into the store; the constant takes the weight of those true by the
+ * evidence (n minus the ones listed: open or false).  With core set,
+ * past the limits of LZ_CORE_*, the store is left as it was and *over
+ * is 1. */
+static int
+core_walk(struct lazy *lz, struct lz_clause *c, double n, int core, int *over,
+    struct err *e)
+{
+	struct ground *g = lz->g;
+	size_t had = g->gf.n, code = g->code.n;
+	int64_t listed, added = 0;
+	int rc;
+
+	*over = 0;
+	if (lz->ixmode != LZ_UNDECIDED)
+		indexes_drop(lz);
+	lz->ixmode = LZ_UNDECIDED;
+	lz->core = core;
+	rc = clause_walk(lz, c, LZ_UNDECIDED, NULL, &listed, &added, e);
+	lz->core = 0;
+	if (rc == LZ_OVER) {
+		g->gf.n = had;
+		g->code.n = code;
+		*over = 1;
+		return 0;
+	}
+	if (!rc && !c->f->hard)
+		ground_const_add(g, c->f->weight * (n - (double)listed));
+	lz->found += added;
+	return rc;
+}
+
 int
 lazy_new(struct ground *g, struct lazy **out, struct err *e)
 {
 	const struct mln_model *m = g->m;
 	struct lazy *lz = xcalloc(1, sizeof *lz);
 	signed char *x0 = NULL;
-	int rc = 0;
+	int rc = 0, over;
 	int64_t added;
 
 	*out = lz;
@@ -649,22 +697,15 @@ lazy_new(struct ground *g, struct lazy **out, struct err *e)
 				ground_const_add(g, f->weight * n);
 			continue;
 		}
-		if (!f->hard && f->weight < 0) {
-			/* bad when true: every grounding the evidence leaves
-			 * open, at once; the others are true (weight) or false
-			 * (nothing) by the evidence */
-			int64_t listed;
-			if (lz->ixmode != LZ_UNDECIDED)
-				indexes_drop(lz);
-			lz->ixmode = LZ_UNDECIDED;
-			added = 0;
-			rc = clause_walk(lz, c, LZ_UNDECIDED, NULL, &listed, &added,
-			    e);
-			ground_const_add(g, f->weight * (n - (double)listed));
-			lz->found += added;
+		/* bad when true: every grounding the evidence leaves open,
+		 * at once; the others are true (weight) or false (nothing) by
+		 * the evidence.  Bad when false: the same while the core is
+		 * small, else counted satisfied until a world violates it. */
+		if ((rc = core_walk(lz, c, n, f->hard || f->weight > 0, &over,
+		    e)) || !over) {
+			lz->ncore += f->hard || f->weight > 0;
 			continue;
 		}
-		/* bad when false: counted satisfied until a world violates it */
 		if (!f->hard)
 			ground_const_add(g, f->weight * n);
 		lz->nc++;
@@ -699,4 +740,10 @@ int
 lazy_clauses(const struct lazy *lz)
 {
 	return lz->nc;
+}
+
+int
+lazy_core_clauses(const struct lazy *lz)
+{
+	return lz->ncore;
 }

@@ -18,12 +18,41 @@
 /* What the local search adds for a false hard grounding, in units of
  * the largest soft weight: enough that no soft gain pays for one. */
 #define HARD_UNITS 1e3
-/* The local search's flips, and its seconds without --max-seconds. */
+/* The local search's steps, and its seconds without --max-seconds. */
 #define WALK_FLIPS 1000000
 #define WALK_SECONDS 1.0
+/* The local search's noise: where no flip or pair of flips from the
+ * grounding drawn lowers the cost, the probability of a random flip
+ * (else none); doubled after each search that found no better world,
+ * up to 0.3.  0.5, the classic value, left Cora's search above the
+ * all-false world's cost; 0.02 gave the best worlds on Cora and UW-CSE
+ * (0.05 and 0.1 close on Cora, 35 to 130 lower on UW-CSE). */
+#define WALK_NOISE 0.02
+/* A local search stops after this many steps (or the number of atoms,
+ * when more) without a better world, and as many as it took to find
+ * the last one. */
+#define WALK_STALL 10000
+/* Groundings a first flip made bad that a pair move tries to repair, at
+ * most (WebKB: an atom in 2,000 groundings). */
+#define WALK_PAIRS 32
+/* Searches from the best world with another seed after one that found
+ * no better world, at most. */
+#define WALK_RESTARTS 3
 /* Local searches at most, each on the groundings the last one's world
  * violated, when grounding lazily. */
 #define WALK_ROUNDS 8
+/* Under --max-seconds: the local search until this share of the time,
+ * the integer programs until CBC_SHARE (CBC is stopped there), the
+ * local search again from the best world for the rest.  On Cora and
+ * UW-CSE the local search finds the better world (CBC's second program
+ * does not close within 10 s), CBC the bound; on IMDB and WebKB CBC
+ * proves the optimum in its first seconds. */
+#define WALK_SHARE 0.6
+/* A local search stalls after this share of the time without a gain
+ * (and as long as its last gain took): WebKB's world is the all-false
+ * one, and its steps cost milliseconds. */
+#define WALK_PATIENCE 0.05
+#define CBC_SHARE 0.9
 
 /* Truth of grounding k in world truth; stack holds its program. */
 static int
@@ -82,10 +111,33 @@ struct ws {
 	char *val;             /* per grounding: its truth now */
 	int64_t *ofirst;       /* per atom: its groundings in occ[] */
 	int *occ;
+	/* A grounding that is one clause, each atom once (lazy.c's, most
+	 * of them): its true literals counted, no program run per flip */
+	char *clause;          /* per grounding */
+	char *oneg;            /* per occurrence: the literal is negated */
+	int *ntrue;            /* per clause grounding: its true literals */
 	double *cost;          /* per grounding, when bad */
 	int *bad, *pos;        /* the bad groundings; pos[k]: in bad, or -1 */
 	int nbad;
-	double total;
+	int64_t *icost;        /* per grounding: cost in units of 2^-60 of
+	                          all costs: sums without rounding drift */
+	double big;            /* the largest cost of a soft grounding */
+	/* Components: atoms joined by a grounding (each grounding's atoms
+	 * are in one).  Their costs add up, so the best world takes each
+	 * component's best state on its own, as Tuffy's per-component
+	 * search does. */
+	int nc;
+	int *comp;             /* per atom */
+	int *gcomp;            /* per grounding, -1 without atoms */
+	int64_t *ctotal, *cbest; /* per component: cost now (icost), and
+	                          least seen */
+	int *cstart, *dn;      /* per component: its segment of diff, and
+	                          how much of it is in use */
+	int *diff, *dpos;      /* per component, the atoms where x differs
+	                          from the best world; dpos[u]: in the
+	                          segment, or -1 */
+	int track, nnew;       /* while track: groundings made bad, in */
+	int fresh[WALK_PAIRS];
 	uint64_t rs;
 };
 
@@ -101,7 +153,9 @@ ws_rand(struct ws *w)
 static void
 ws_set(struct ws *w, int k, int v)
 {
-	int was = w->pos[k] >= 0, now = is_bad(&w->g->gf.v[k], v);
+	/* weight 0 (--grounding full) costs nothing: never bad */
+	int was = w->pos[k] >= 0, now = is_bad(&w->g->gf.v[k], v) &&
+	    w->cost[k] > 0;
 
 	w->val[k] = (char)v;
 	if (was && !now) {
@@ -109,11 +163,15 @@ ws_set(struct ws *w, int k, int v)
 		w->bad[w->pos[k]] = last;
 		w->pos[last] = w->pos[k];
 		w->pos[k] = -1;
-		w->total -= w->cost[k];
+		if (w->gcomp[k] >= 0)
+			w->ctotal[w->gcomp[k]] -= w->icost[k];
 	} else if (!was && now) {
+		if (w->track && w->nnew < WALK_PAIRS)
+			w->fresh[w->nnew++] = k;
 		w->pos[k] = w->nbad;
 		w->bad[w->nbad++] = k;
-		w->total += w->cost[k];
+		if (w->gcomp[k] >= 0)
+			w->ctotal[w->gcomp[k]] += w->icost[k];
 	}
 }
 
@@ -125,20 +183,47 @@ ws_delta(struct ws *w, int u)
 
 	w->x[u] = !w->x[u];
 	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
-		int k = w->occ[i], v = eval_one(w->g, (size_t)k, w->x, w->stack);
+		int k = w->occ[i], v;
+		if (w->clause[k])
+			/* the literal true after the flip: one more true */
+			v = w->ntrue[k] + ((w->x[u] != w->oneg[i]) ? 1 : -1) > 0;
+		else
+			v = eval_one(w->g, (size_t)k, w->x, w->stack);
 		d += (is_bad(&w->g->gf.v[k], v) - (w->pos[k] >= 0)) * w->cost[k];
 	}
 	w->x[u] = !w->x[u];
 	return d;
 }
 
+/* A uniform draw in [0, 1). */
+static double
+ws_unit(struct ws *w)
+{
+	return (double)(ws_rand(w) >> 11) / 9007199254740992.0;
+}
+
 static void
 ws_flip(struct ws *w, int u)
 {
+	int c = w->comp[u], *seg = w->diff + w->cstart[c];
+
+	if (w->dpos[u] < 0) {
+		w->dpos[u] = w->dn[c];
+		seg[w->dn[c]++] = u;
+	} else {
+		int last = seg[--w->dn[c]];
+		seg[w->dpos[u]] = last;
+		w->dpos[last] = w->dpos[u];
+		w->dpos[u] = -1;
+	}
 	w->x[u] = !w->x[u];
 	for (int64_t i = w->ofirst[u]; i < w->ofirst[u + 1]; i++) {
 		int k = w->occ[i];
-		ws_set(w, k, eval_one(w->g, (size_t)k, w->x, w->stack));
+		if (w->clause[k]) {
+			w->ntrue[k] += (w->x[u] != w->oneg[i]) ? 1 : -1;
+			ws_set(w, k, w->ntrue[k] > 0);
+		} else
+			ws_set(w, k, eval_one(w->g, (size_t)k, w->x, w->stack));
 	}
 }
 
@@ -150,9 +235,105 @@ ws_free(struct ws *w)
 	free(w->val);
 	free(w->ofirst);
 	free(w->occ);
+	free(w->clause);
+	free(w->oneg);
+	free(w->ntrue);
 	free(w->cost);
 	free(w->bad);
 	free(w->pos);
+	free(w->diff);
+	free(w->dpos);
+	free(w->comp);
+	free(w->gcomp);
+	free(w->ctotal);
+	free(w->icost);
+	free(w->cbest);
+	free(w->cstart);
+	free(w->dn);
+}
+
+static int
+uf_find(int *up, int u)
+{
+	while (up[u] != u)
+		u = up[u] = up[up[u]];
+	return u;
+}
+
+/* Whether a grounding's program is one clause, each atom once: a
+ * literal (ATOM u, NOT after it when negated), then literals each
+ * followed by OR, as lazy.c writes them. */
+static int
+is_clause(const int *code, int len)
+{
+	int nlit = 0;
+
+	for (int i = 0; i < len; nlit++) {
+		if (code[i] != OP_ATOM)
+			return 0;
+		for (int j = 0; j < i; j++)
+			if (code[j] == OP_ATOM && code[j + 1] == code[i + 1])
+				return 0;
+		i += 2;
+		if (i < len && code[i] == OP_NOT)
+			i++;
+		if (nlit > 0 && (i >= len || code[i++] != OP_OR))
+			return 0;
+	}
+	return nlit > 0;
+}
+
+/* The components of the atoms (w->comp, w->gcomp, segments); -1 when
+ * out of memory. */
+static int
+ws_components(struct ws *w)
+{
+	const struct ground *g = w->g;
+	size_t n = g->unk_atom.n, m = g->gf.n;
+	int *up = xmalloc((n + 1) * sizeof *up), nc = 0;
+
+	if (!up)
+		return -1;
+	for (size_t u = 0; u < n; u++)
+		up[u] = (int)u;
+	for (size_t k = 0; k < m; k++) {
+		const int *code = g->code.v + g->gf.v[k].start;
+		int first = -1;
+		for (int i = 0; i < g->gf.v[k].len; i++)
+			if (code[i] == OP_ATOM) {
+				int a = uf_find(up, code[++i]);
+				if (first < 0)
+					first = a;
+				else if (a != first)
+					up[a] = first;
+			}
+	}
+	/* roots numbered in order; dpos holds the numbers for now */
+	for (size_t u = 0; u < n; u++)
+		w->dpos[u] = up[u] == (int)u ? nc++ : -1;
+	for (size_t u = 0; u < n; u++)
+		w->comp[u] = w->dpos[uf_find(up, (int)u)];
+	free(up);
+	w->nc = nc;
+	if (!(w->ctotal = xcalloc((size_t)nc + 1, sizeof *w->ctotal)) ||
+	    !(w->cbest = xcalloc((size_t)nc + 1, sizeof *w->cbest)) ||
+	    !(w->cstart = xcalloc((size_t)nc + 2, sizeof *w->cstart)) ||
+	    !(w->dn = xcalloc((size_t)nc + 1, sizeof *w->dn)))
+		return -1;
+	for (size_t u = 0; u < n; u++)
+		w->cstart[w->comp[u] + 1]++;
+	for (int c = 0; c < nc; c++)
+		w->cstart[c + 1] += w->cstart[c];
+	for (size_t u = 0; u < n; u++)
+		w->dpos[u] = -1;
+	for (size_t k = 0; k < m; k++) {
+		const int *code = g->code.v + g->gf.v[k].start;
+		w->gcomp[k] = -1;
+		for (int i = 0; i < g->gf.v[k].len && w->gcomp[k] < 0; i++)
+			if (code[i] == OP_ATOM)
+				w->gcomp[k] = w->comp[code[i + 1]];
+	}
+	return 0;
 }
 
 static int
@@ -171,22 +352,34 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed,
 	    !(w->ofirst = xcalloc(n + 2, sizeof *w->ofirst)) ||
 	    !(w->cost = xcalloc(m + 1, sizeof *w->cost)) ||
 	    !(w->bad = xcalloc(m + 1, sizeof *w->bad)) ||
-	    !(w->pos = xmalloc((m + 1) * sizeof *w->pos)))
+	    !(w->pos = xmalloc((m + 1) * sizeof *w->pos)) ||
+	    !(w->diff = xmalloc((n + 1) * sizeof *w->diff)) ||
+	    !(w->dpos = xmalloc((n + 1) * sizeof *w->dpos)) ||
+	    !(w->comp = xmalloc((n + 1) * sizeof *w->comp)) ||
+	    !(w->gcomp = xmalloc((m + 1) * sizeof *w->gcomp)) ||
+	    ws_components(w) < 0)
 		return -1;
-	/* occurrences, atom by atom (an atom twice in one grounding counts
-	 * twice: harmless) */
+	/* occurrences, atom by atom, an atom once per grounding (twice, a
+	 * flip's change of it counted twice); w->diff marks the last */
+	for (size_t u = 0; u < n; u++)
+		w->diff[u] = -1;
 	for (size_t k = 0; k < m; k++) {
 		const struct ground_formula *f = &g->gf.v[k];
 		const int *code = g->code.v + f->start;
 		for (int i = 0; i < f->len; i++)
-			if (code[i] == OP_ATOM)
-				w->ofirst[code[++i] + 1]++;
+			if (code[i] == OP_ATOM && w->diff[code[++i]] != (int)k) {
+				w->diff[code[i]] = (int)k;
+				w->ofirst[code[i] + 1]++;
+			}
 		if (!f->hard && fabs(f->weight) > big)
 			big = fabs(f->weight);
 	}
 	for (size_t u = 0; u < n; u++)
 		w->ofirst[u + 1] += w->ofirst[u];
-	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)))
+	if (!(w->occ = xmalloc(((size_t)w->ofirst[n] + 1) * sizeof *w->occ)) ||
+	    !(w->oneg = xcalloc((size_t)w->ofirst[n] + 1, 1)) ||
+	    !(w->clause = xcalloc(m + 1, 1)) ||
+	    !(w->ntrue = xcalloc(m + 1, sizeof *w->ntrue)))
 		return -1;
 	memcpy(w->x, start, n);
 	{
@@ -194,67 +387,173 @@ ws_init(struct ws *w, const struct ground *g, uint64_t seed,
 		if (!fill)
 			return -1;
 		memcpy(fill, w->ofirst, n * sizeof *fill);
+		for (size_t u = 0; u < n; u++)
+			w->diff[u] = -1;
 		for (size_t k = 0; k < m; k++) {
 			const struct ground_formula *f = &g->gf.v[k];
 			const int *code = g->code.v + f->start;
+			w->clause[k] = (char)is_clause(code, f->len);
 			for (int i = 0; i < f->len; i++)
-				if (code[i] == OP_ATOM)
-					w->occ[fill[code[++i]]++] = (int)k;
+				if (code[i] == OP_ATOM && w->diff[code[++i]] != (int)k) {
+					int u = code[i];
+					int neg = i + 1 < f->len && code[i + 1] == OP_NOT;
+					w->diff[u] = (int)k;
+					w->oneg[fill[u]] = (char)neg;
+					w->occ[fill[u]++] = (int)k;
+					w->ntrue[k] += w->clause[k] && w->x[u] != neg;
+				}
 		}
 		free(fill);
 	}
+	w->big = big > 0 ? big : 1;
+	if (!(w->icost = xmalloc((m + 1) * sizeof *w->icost)))
+		return -1;
+	big = 0;
 	for (size_t k = 0; k < m; k++) {
 		const struct ground_formula *f = &g->gf.v[k];
-		w->cost[k] = f->hard ? HARD_UNITS * (big > 0 ? big : 1) :
-		    fabs(f->weight);
+		w->cost[k] = f->hard ? HARD_UNITS * w->big : fabs(f->weight);
+		big += w->cost[k];
+	}
+	/* every total at most 2^60 */
+	big = big > 0 ? ldexp(1, 60) / big : 1;
+	for (size_t k = 0; k < m; k++) {
+		w->icost[k] = (int64_t)(w->cost[k] * big);
 		w->pos[k] = -1;
 		ws_set(w, (int)k, eval_one(g, k, w->x, w->stack));
 	}
+	for (int c = 0; c < w->nc; c++)
+		w->cbest[c] = w->ctotal[c];
 	return 0;
 }
 
-/* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the world in best:
- * flips an atom of a random bad grounding, at random with probability
- * 1/2, else the one that lowers the cost most; best gets the best world
- * seen (lowest cost).  Stops after `flips` flips or at deadline. */
+/* The best pair of flips that starts with an atom of atoms (ds: their
+ * single changes) and repairs a grounding that flip made bad (the first
+ * WALK_PAIRS of them); its
+ * change of the cost, *a and *b the atoms.  (Cora: a paper's category
+ * moves from one value to another in two flips, each alone dearer.) */
+static double
+ws_pair(struct ws *w, const int *atoms, const double *ds, int na, int *a,
+    int *b)
+{
+	double bd = INFINITY;
+
+	for (int j = 0; j < na && j < 8; j++) {
+		int u = atoms[j];
+		w->track = 1;
+		w->nnew = 0;
+		ws_flip(w, u);
+		w->track = 0;
+		for (int i = 0; i < w->nnew; i++) {
+			int k = w->fresh[i];
+			const struct ground_formula *f = &w->g->gf.v[k];
+			const int *code = w->g->code.v + f->start;
+			for (int q = 0; q < f->len; q++)
+				if (code[q] == OP_ATOM && code[++q] != u) {
+					double d = ds[j] + ws_delta(w, code[q]);
+					if (d < bd)
+						bd = d, *a = u, *b = code[q];
+				}
+		}
+		ws_flip(w, u);
+	}
+	return bd;
+}
+
+/* Into best, the state of u's component when it is the best seen; 1
+ * then.  In integers: a running total in doubles drifts by its rounding
+ * (x + c - c != x), which took for gains (55 million steps on a model
+ * of 13 atoms). */
 static int
-walksat(const struct ground *g, uint64_t seed, int64_t flips,
-    double deadline, signed char *best, int64_t *done)
+ws_keep(struct ws *w, int u, signed char *best)
+{
+	int c = w->comp[u], *seg = w->diff + w->cstart[c];
+
+	if (w->ctotal[c] >= w->cbest[c])
+		return 0;
+	/* best takes the atoms of the component that differ */
+	w->cbest[c] = w->ctotal[c];
+	for (int i = 0; i < w->dn[c]; i++) {
+		best[seg[i]] = w->x[seg[i]];
+		w->dpos[seg[i]] = -1;
+	}
+	w->dn[c] = 0;
+	return 1;
+}
+
+/* MaxWalkSAT (Kautz, Selman and Jiang 1997) from the world in best,
+ * changed where the real dumps want it (Cora: thousands of cheap unit
+ * groundings that no one flip repairs without breaking a dearer one):
+ * a step draws a bad grounding with probability in proportion to its
+ * cost (by rejection, at most 64 draws: hard ones always pass), and
+ * flips the atom of it that lowers the cost most when one does; else
+ * the best pair (ws_pair) when it lowers the cost; else, with
+ * probability noise, a random atom of it, else none.  best gets the
+ * best state seen of each component, the start included.  Stops after
+ * `steps` steps, at deadline, or stalled (no gain for WALK_STALL steps
+ * or patience seconds, and as long as the last gain took); *flips: the
+ * flips made, *better: whether best changed. */
+static int
+walksat(const struct ground *g, uint64_t seed, int64_t steps,
+    double deadline, double patience, double noise, signed char *best,
+    int64_t *flips, int *better)
 {
 	struct ws w;
-	double best_total;
 	int atoms[256];
+	double ds[256];
+	int64_t last = 0;      /* the step of the last better world */
+	int64_t stall = (int64_t)g->unk_atom.n > WALK_STALL ?
+	    (int64_t)g->unk_atom.n : WALK_STALL;
+	double t0 = now_seconds(), tlast = t0, now;
 
+	*flips = 0;
+	*better = 0;
 	if (ws_init(&w, g, seed, best) < 0) {
 		ws_free(&w);
 		return -1;
 	}
-	best_total = w.total;
-	for (*done = 0; *done < flips && w.nbad > 0; (*done)++) {
+	for (int64_t t = 0; t < steps && w.nbad > 0; t++) {
 		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
-		const struct ground_formula *f = &g->gf.v[k];
-		const int *code = g->code.v + f->start;
-		if ((*done & 255) == 255 && deadline > 0 &&
-		    now_seconds() > deadline)
+		const struct ground_formula *f;
+		const int *code;
+		double bd = INFINITY;
+		/* a step may cost milliseconds (WebKB: atoms in 2,000
+		 * groundings): the clock every 16, and stalled in time too */
+		if ((t & 15) == 15 && ((t - last > stall && t - last > last) ||
+		    (now = now_seconds(), (deadline > 0 && now > deadline) ||
+		    (now - tlast > patience && now - tlast > tlast - t0))))
 			break;
+		for (int r = 0; r < 64 && w.cost[k] < w.big * ws_unit(&w); r++)
+			k = w.bad[ws_rand(&w) % (uint64_t)w.nbad];
+		f = &g->gf.v[k];
+		code = g->code.v + f->start;
 		for (int i = 0; i < f->len && na < 256; i++)
 			if (code[i] == OP_ATOM)
 				atoms[na++] = code[++i];
-		if (ws_rand(&w) & 1)
-			u = atoms[ws_rand(&w) % (uint64_t)na];
-		else {
-			double bd = INFINITY;
-			u = atoms[0];
-			for (int j = 0; j < na; j++) {
-				double d = ws_delta(&w, atoms[j]);
-				if (d < bd)
-					bd = d, u = atoms[j];
+		u = atoms[0];
+		for (int j = 0; j < na; j++) {
+			double d = ds[j] = ws_delta(&w, atoms[j]);
+			if (d < bd)
+				bd = d, u = atoms[j];
+		}
+		if (bd >= 0) {
+			int a = -1, b = -1;
+			if (ws_pair(&w, atoms, ds, na, &a, &b) < -1e-9 * w.big) {
+				ws_flip(&w, a);
+				(*flips)++;
+				u = b;
+				bd = -1;
 			}
 		}
+		if (bd >= 0 && ws_unit(&w) >= noise)
+			continue;
+		if (bd >= 0)
+			u = atoms[ws_rand(&w) % (uint64_t)na];
 		ws_flip(&w, u);
-		if (w.total < best_total - 1e-12) {
-			best_total = w.total;
-			memcpy(best, w.x, g->unk_atom.n);
+		(*flips)++;
+		if (ws_keep(&w, u, best)) {
+			last = t;
+			tlast = now_seconds();
+			*better = 1;
 		}
 	}
 	ws_free(&w);
@@ -630,11 +929,12 @@ ip_add(struct ip *p, const struct ground *g, size_t k, struct operand *st)
 }
 
 /* One program: the groundings marked in active, the others counted at
- * their best.  *x the solution's world (when *have), *ub a bound on
- * every world's log weight. */
+ * their best, solved by deadline (0: none).  *x the solution's world
+ * (when *have), *ub a bound on every world's log weight (+inf when CBC
+ * was stopped before it had one). */
 static int
 ip_solve(const struct cbc_api *cbc, const struct ground *g,
-    const char *active, double seconds, signed char *x, int *have,
+    const char *active, double deadline, signed char *x, int *have,
     double *ub, int *proven, int *infeasible)
 {
 	struct ip p = { 0 };
@@ -658,34 +958,22 @@ ip_solve(const struct cbc_api *cbc, const struct ground *g,
 	if (!p.oom && !(m = ip_load(cbc, &p)))
 		p.oom = 1;
 	if (!p.oom) {
-		const double *sol;
+		struct cbc_answer a;
 		cbc->setLogLevel(m, 0);
 		cbc->setObjSense(m, -1);
 		cbc->setAllowableGap(m, 1e-10);
 		cbc->setAllowableFractionGap(m, 0);
-		if (seconds > 0) {
-			/* --max-seconds is wall time; CBC's default is CPU */
-			cbc->setParameter(m, "timeMode", "elapsed");
-			cbc->setMaximumSeconds(m, seconds);
-		}
 		/* no start solution: given one (Cbc_setMIPStartI, every
 		 * atom's value), CBC 2.10.8 proved a worse optimum than the
 		 * true one (check_lazymap, seed 160) */
-		cbc->solve(m);
-		sol = cbc->bestSolution(m);
-		*infeasible = cbc->isProvenInfeasible(m);
-		*proven = cbc->isProvenOptimal(m);
-		if (sol) {
-			*have = 1;
-			for (size_t u = 0; u < n; u++)
-				x[u] = sol[u] > 0.5;
-		}
-		if (*proven && sol)
-			*ub = g->log_const + (g->log_const_c + p.konst +
-			    cbc->getObjValue(m));
-		else if (!*infeasible)
-			*ub = g->log_const + (g->log_const_c + p.konst +
-			    cbc->getBestPossibleObjValue(m));
+		cbc_solve(cbc, m, deadline, n, x, &a);
+		*infeasible = a.infeasible;
+		*proven = a.proven && a.have;
+		*have = a.have;
+		if (*proven)
+			*ub = g->log_const + (g->log_const_c + p.konst + a.obj);
+		else if (a.finished && !a.infeasible)
+			*ub = g->log_const + (g->log_const_c + p.konst + a.best);
 	}
 	if (m)
 		cbc->deleteModel(m);
@@ -723,6 +1011,13 @@ map_tolerance(const struct ground *g, double x)
 	return 1e-9 * s + 16 * DBL_EPSILON * fabs(x);
 }
 
+/* Whether the world of log weight x meets bound (proves it optimal). */
+static int
+met(const struct ground *g, double x, double bound)
+{
+	return x > -INFINITY && bound - x <= map_tolerance(g, x);
+}
+
 /* With lazy grounding, the groundings x violates into g, active grown
  * to g's groundings (the new ones off until ip_cut), stack to its
  * longest program. */
@@ -749,6 +1044,45 @@ map_more(struct ground *g, map_more_fn more, void *arg, const signed char *x,
 	return 0;
 }
 
+/* The local search from the world w->truth until deadline: again from
+ * its world while that was better or, grounding lazily, violated
+ * groundings not yet in g (added then; at most WALK_ROUNDS times in a
+ * row), or with another seed (at most WALK_RESTARTS times in a row).  Each world is scored exactly (every grounding it violates is
+ * in g by then) and kept in w->truth where it beats *best.  x: room
+ * for a world. */
+static int
+map_walk(struct ground *g, uint64_t seed, int64_t steps, double deadline,
+    double patience, map_more_fn more, void *arg, struct map_world *w, signed char *x,
+    double *best, char **active, int **stack, struct err *e)
+{
+	size_t n = g->unk_atom.n;
+	int64_t added;
+	int rc, lazy = 0, idle = 0;
+
+	memcpy(x, w->truth, n);
+	for (uint64_t i = 0;; i++) {
+		int64_t flips;
+		int better;
+		double s;
+		if (walksat(g, seed + i, steps, deadline, patience, fmin(0.3,
+		    WALK_NOISE * (double)(1 << idle)), x, &flips, &better) < 0)
+			return err_oom(e);
+		w->flips += flips;
+		if ((rc = map_more(g, more, arg, x, active, stack, &added, e)))
+			return rc;
+		if ((s = map_score(g, x)) > *best) {
+			*best = s;
+			memcpy(w->truth, x, n);
+		}
+		lazy = added ? lazy + 1 : 0;
+		idle = better || added ? 0 : idle + 1;
+		if (idle > WALK_RESTARTS || lazy > WALK_ROUNDS ||
+		    now_seconds() > deadline)
+			break;
+	}
+	return 0;
+}
+
 int
 map_ground(struct ground *g, double max_seconds, double bound,
     uint64_t seed, map_more_fn more, void *arg, struct map_world *w,
@@ -756,7 +1090,7 @@ map_ground(struct ground *g, double max_seconds, double bound,
 {
 	size_t n = g->unk_atom.n;
 	double t0 = now_seconds(), deadline = max_seconds > 0 ? t0 +
-	    max_seconds : 0, best, walk_end;
+	    max_seconds : 0, best, walk_end, cbc_end, patience;
 	const struct cbc_api *cbc = NULL;  /* loaded at the first program */
 	signed char *x = NULL;
 	char *active = NULL;
@@ -764,7 +1098,13 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	int64_t added;
 
 	memset(w, 0, sizeof *w);
-	w->bound = bound;
+	/* every grounding at its best bounds every world, before any
+	 * program (CBC may be stopped before its first) */
+	w->bound = 0;
+	for (size_t k = 0; k < g->gf.n; k++)
+		if (!g->gf.v[k].hard && g->gf.v[k].weight > 0)
+			w->bound += g->gf.v[k].weight;
+	w->bound = fmin(bound, g->log_const + (g->log_const_c + w->bound));
 	if (g->zero)
 		return err_set(e, SQLIFT_EZERO,
 		    "no world: the evidence violates the hard formula %s",
@@ -773,45 +1113,45 @@ map_ground(struct ground *g, double max_seconds, double bound,
 	    !(active = xcalloc(g->gf.n + 1, 1)) ||
 	    !(stack = xmalloc((size_t)max_len(g) * sizeof *stack)))
 		goto oom;
-	/* a first world: the local search from the all-false world, for a
-	 * tenth of the time (at most WALK_SECONDS without --max-seconds: CBC
-	 * does the rest); grounding lazily, again from its world with the
-	 * groundings that world violates, until it violates none new */
-	walk_end = t0 + (max_seconds > 0 ? max_seconds / 10 : WALK_SECONDS);
-	for (int i = 0;; i++) {
-		int64_t flips;
-		if (walksat(g, seed + (uint64_t)i, WALK_FLIPS, walk_end, w->truth,
-		    &flips) < 0)
-			goto oom;
-		w->flips += flips;
-		if ((rc = map_more(g, more, arg, w->truth, &active, &stack,
-		    &added, e)))
-			goto done;
-		if (!added || i >= WALK_ROUNDS || now_seconds() > walk_end)
-			break;
-	}
+	/* the all-false world (lazy_new added the groundings it violates)
+	 * is kept unless a better one is found; then the local search for a
+	 * share of the time (WALK_SECONDS without --max-seconds: CBC does
+	 * the rest) */
 	best = map_score(g, w->truth);
+	walk_end = t0 + (max_seconds > 0 ? max_seconds * WALK_SHARE :
+	    WALK_SECONDS);
+	cbc_end = max_seconds > 0 ? t0 + max_seconds * CBC_SHARE : 0;
+	patience = max_seconds > 0 ? max_seconds * WALK_PATIENCE :
+	    WALK_SECONDS / 4;
+	if ((rc = map_walk(g, seed, max_seconds > 0 ? INT64_MAX : WALK_FLIPS,
+	    walk_end, patience, more, arg, w, x, &best, &active, &stack, e)))
+		goto done;
 	w->cuts = ip_cut(g, w->truth, active, stack);
 	/* the local search met the bound (or nothing is unknown): done */
-	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) && n > 0;) {
+	for (; !(best >= bound - 1e-9 * (1 + fabs(bound))) &&
+	    !met(g, best, w->bound) && n > 0;) {
 		int have, proven, infeasible;
-		double ub, left = deadline > 0 ? deadline - now_seconds() : 0;
-		if (deadline > 0 && left <= 0)
+		double ub;
+		/* a program given a few ms is stopped before its LP */
+		if (cbc_end > 0 && now_seconds() >= cbc_end - 0.02 * max_seconds)
 			break;
 		if (!cbc && (rc = cbc_api(&cbc, e)))
 			goto done;
-		if (ip_solve(cbc, g, active, deadline > 0 ? left : 0, x,
+		if (ip_solve(cbc, g, active, cbc_end, x,
 		    &have, &ub, &proven, &infeasible) < 0)
 			goto oom;
 		w->rounds++;
+		if (infeasible && best > -INFINITY)
+			break;  /* a world satisfies the hard formulas: CBC erred */
 		if (infeasible) {
 			rc = err_set(e, SQLIFT_EZERO, "no world satisfies the hard "
 			    "formulas together with the evidence");
 			goto done;
 		}
 		/* a bound: the groundings outside the program are counted at
-		 * their best, so no world weighs more than its optimum */
-		if (ub < w->bound)
+		 * their best, so no world weighs more than its optimum; one
+		 * below the best world is CBC's error, not a bound */
+		if (ub < w->bound && ub >= best - map_tolerance(g, best))
 			w->bound = ub;
 		if (have) {
 			double s;
@@ -829,10 +1169,15 @@ map_ground(struct ground *g, double max_seconds, double bound,
 			break;
 		w->cuts += added;
 	}
+	/* the rest of the time: the local search again, from the best world */
+	if (deadline > 0 && !met(g, best, w->bound) &&
+	    (rc = map_walk(g, seed + 1000, INT64_MAX, deadline, patience, more,
+	    arg, w, x, &best, &active, &stack, e)))
+		goto done;
 	w->log_weight = best;
 	if (best > w->bound)   /* rounding: the world is the bound's witness */
 		w->bound = best;
-	w->proven = w->bound - best <= map_tolerance(g, best);
+	w->proven = met(g, best, w->bound);
 	if (best == -INFINITY)
 		rc = err_set(e, SQLIFT_EZERO, "no world satisfying the hard "
 		    "formulas together with the evidence was found%s",

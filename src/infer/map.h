@@ -18,6 +18,13 @@
  * ground solver alone. */
 #define MAP_LIFTED_NODES 200000
 
+/* Under --max-seconds, the lifted theory build gets this fraction of
+ * it, the lifted search half that; the ground solver the rest, less
+ * what the world's rows take to write (MAP_WRITE_SECONDS at most, a
+ * twentieth of --max-seconds below 6 s). */
+#define MAP_LIFTED_SHARE 10
+#define MAP_WRITE_SECONDS 0.3
+
 struct map_world {
 	signed char *truth;    /* per unknown atom: 1 or 0 (caller frees) */
 	double log_weight;     /* of truth: g->log_const plus the weights of

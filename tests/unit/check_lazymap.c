@@ -50,7 +50,7 @@ run(sqlift *h, const char *dbp, const char *grounding, const char *ow,
 	o.allow_zero_weights = 1;
 	o.max_nodes = 1;
 	/* the lifted theory build of seed 36 (make check-slow) runs to
-	 * 3 GB without a limit; the build stops at half of this */
+	 * 3 GB without a limit; the build stops at a tenth of this */
 	o.max_seconds = 20;
 	o.grounding = grounding;
 	o.open_world = *ow ? ow : NULL;
