@@ -53,13 +53,27 @@ store_in_domain(const struct store *s, int t, int64_t cid)
 	    (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)));
 }
 
+/* const_put and domain_put, prepared on first use (by a load). */
+static int
+const_stmts(struct store *s, struct err *e)
+{
+	int rc;
+
+	if (!s->const_put && (rc = db_prep(s, sql_const_put, &s->const_put, e)))
+		return rc;
+	if (!s->domain_put &&
+	    (rc = db_prep(s, sql_domain_put, &s->domain_put, e)))
+		return rc;
+	return 0;
+}
+
 int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
 	int cid, r;
 
-	if ((r = store_consts_load(s, e)))
+	if ((r = store_consts_load(s, e)) || (r = const_stmts(s, e)))
 		return r;
 	if ((cid = smap_getn(&s->consts, name, len)) < 0) {
 		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
@@ -183,9 +197,13 @@ evidence_flush(struct store *s, struct err *e)
 	for (size_t i = 0; i < n; i++) {
 		struct pend_atom *a = pend_at(s, i);
 		struct store_pred *p = &s->preds.v[a->pred];
-		sqlite3_stmt *ins = s->pstmt.v[a->pred].ins;
-		sqlite3_stmt *get = s->pstmt.v[a->pred].get;
+		sqlite3_stmt *ins, *get;
 		int r, old;
+
+		if ((r = model_pred_stmts(s, (size_t)a->pred, e)))
+			return r;
+		ins = s->pstmt.v[a->pred].ins;
+		get = s->pstmt.v[a->pred].get;
 
 		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
 			if (pend_at(s, i - 1)->truth != a->truth)

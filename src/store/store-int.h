@@ -80,6 +80,9 @@ void db_literal(struct buf *b, const char *v);
 
 /* model.c: the catalogue (predicates, types, constants, domains). */
 int model_cache_load(struct store *s, struct err *e) WUR;
+/* Prepares the insert and lookup of preds.v[i]'s ev_ table (pstmt.v[i])
+ * if not yet done in this transaction. */
+int model_pred_stmts(struct store *s, size_t i, struct err *e) WUR;
 /* Frees the catalogue and everything prepared in the transaction. */
 void model_cache_free(struct store *s);
 /* Index of type id in type_ids, -1 if unknown. */
