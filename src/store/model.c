@@ -43,6 +43,7 @@ model_cache_free(struct store *s)
 	s->names = NULL;
 	s->nnames = 0;
 	s->names_ok = 0;
+	s->dom_key_ok = 0;
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	s->const_put = s->domain_put = NULL;

@@ -40,6 +40,11 @@ struct store {
 	char **names;
 	int64_t nnames;
 	int names_ok;
+	/* evidence.c: the cubes key's share of the domains rows, summed by
+	 * store_domains's scan in a snapshot or shadow transaction (which
+	 * writes no domains row), for the fingerprint's key_catalogue */
+	uint64_t dom_key[2];
+	int dom_key_ok;
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
