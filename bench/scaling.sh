@@ -39,8 +39,12 @@
 # bench/README says how to build Forclift); unset or not executable: its
 # columns say "-".  Times are medians of 3 runs for runs under SLOW (5) s.
 # Use the real binary (SQLIFT=BUILD/.libs/sqlift, LD_LIBRARY_PATH=BUILD/.libs).
-# Ratios: sqlift / countsum (goal: at most 10 on fs) and Forclift / sqlift
-# (goal: at least 100 wherever Forclift answers).  BENCH_MD=1: markdown.
+# Each program's wall seconds (*_s) and CPU seconds (*_cpu: user + system
+# of the process, every thread; wall time on a busy machine is mostly
+# waiting for a core, so compare the CPU columns there).  Ratios, by wall
+# and by CPU: sqlift / countsum (goal: at most 10 on fs) and Forclift /
+# sqlift (goal: at least 100 wherever Forclift answers).  BENCH_MD=1:
+# markdown.
 set -eu
 
 SQLIFT=${SQLIFT:-./sqlift}
@@ -96,32 +100,57 @@ gen() {
 	"$SQLIFT" cubes "$f.sqlite" >/dev/null
 }
 
-# timed CMD...: "SECONDS" (median of 3 below SLOW s), "stop" or "fail";
-# the median run's stdout in $dir/out
+# timed CMD...: "WALL CPU" seconds (each the median of 3 runs, of 1 past
+# SLOW s of wall), "stop" or "fail"; the last run's stdout in $dir/out.
+# CPU is user + system of the process and its threads (a JVM's too):
+# on a shared machine wall time is mostly waiting for a core, CPU time
+# is not.  The time limit is kept by the timer (RUN), not a timeout
+# process, whose own CPU would count.
+RUN='
+import resource, subprocess, sys, time
+def cpu():
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+with open(sys.argv[2], "w") as out, open(sys.argv[3], "w") as err:
+    c0, t0 = cpu(), time.perf_counter()
+    try:
+        st = subprocess.run(sys.argv[4:], stdout=out, stderr=err,
+                            timeout=float(sys.argv[1])).returncode
+    except subprocess.TimeoutExpired:
+        st = 124
+    t1, c1 = time.perf_counter(), cpu()
+print("%.4f %.4f" % (t1 - t0, c1 - c0))
+sys.exit(st)
+'
 timed() {
 	: >"$dir/times"
 	for i in 1 2 3; do
-		t0=$(date +%s%N)
 		st=0
-		timeout "$LIMIT" "$@" >"$dir/out.$i" 2>"$dir/err" || st=$?
-		t1=$(date +%s%N)
+		python3 -c "$RUN" "$LIMIT" "$dir/out" "$dir/err" "$@" \
+		    >>"$dir/times" || st=$?
 		[ "$st" = 124 ] && { echo stop; return; }
 		[ "$st" = 0 ] || { echo fail; return; }
-		t=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
-		echo "$t $i" >>"$dir/times"
-		awk -v t="$t" -v s="$SLOW" 'BEGIN { exit !(t >= s) }' && break
+		tail -n 1 "$dir/times" | awk -v s="$SLOW" '{ exit !($1 >= s) }' &&
+		    break
 	done
-	set -- $(sort -g "$dir/times" | awk '{ v[NR] = $0 } END { print v[int((NR + 1) / 2)] }')
-	cp "$dir/out.$2" "$dir/out"
-	echo "$1"
+	echo "$(sort -g -k1 "$dir/times" | awk '{ v[NR] = $1 } END {
+	    print v[int((NR + 1) / 2)] }') $(sort -g -k2 "$dir/times" |
+	    awk '{ v[NR] = $2 } END { print v[int((NR + 1) / 2)] }')"
+}
+
+# split "WALL CPU" (or stop, fail, -) into $w and $c
+split_() {
+	w=${1% *} c=-
+	case $1 in *" "*) c=${1#* } ;; esac
 }
 
 # prog model n: sets s_PROG (seconds, stop, fail or -) and z_PROG (log Z or -)
 sqlift_() {
-	s_sq=- z_sq=-
+	s_sq=- c_sq=- z_sq=-
 	[ "$skip_sq" = 1 ] && return
-	s_sq=$(timed "$SQLIFT" infer "$dir/$1-$2.sqlite" --method exact \
-	    --ow Smokes,Cancer,Friends)
+	split_ "$(timed "$SQLIFT" infer "$dir/$1-$2.sqlite" --method exact \
+	    --ow Smokes,Cancer,Friends)"
+	s_sq=$w c_sq=$c
 	case $s_sq in
 	stop | fail) skip_sq=1 ;;
 	*) z_sq=$(sqlite3 "$dir/$1-$2.sqlite" "SELECT printf('%.17g', log_z)
@@ -129,15 +158,17 @@ sqlift_() {
 	esac
 }
 countsum_() {
-	s_cs=- z_cs=-
+	s_cs=- c_cs=- z_cs=-
 	[ "$1" = fs ] || return 0
-	s_cs=$(timed "$dir/fs-countsum" "$2" "$dir/$1-$2.db")
+	split_ "$(timed "$dir/fs-countsum" "$2" "$dir/$1-$2.db")"
+	s_cs=$w c_cs=$c
 	case $s_cs in stop | fail) ;; *) z_cs=$(awk '{ print $2; exit }' "$dir/out") ;; esac
 }
 forclift_() {
-	s_fc=- z_fc=- o_fc=-
+	s_fc=- c_fc=- z_fc=- o_fc=-
 	{ [ -z "$FORCLIFT" ] || [ "$skip_fc" = 1 ]; } && return
-	s_fc=$(timed "$FORCLIFT" "$dir/$1-$2.fc.mln")
+	split_ "$(timed "$FORCLIFT" "$dir/$1-$2.fc.mln")"
+	s_fc=$w c_fc=$c
 	case $s_fc in
 	stop | fail) skip_fc=1 ;;
 	*) z_fc=$(awk '$1 == "log_z" { print $2 }' "$dir/out")
@@ -174,14 +205,16 @@ row() {  # model n ev
 	z=$z_sq
 	[ "$z" = - ] && z=$z_cs
 	[ "$z" = - ] && z=$z_fc
-	printf "$(fmt '%-10s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n')" "$label" "$2" \
-	    "$s_sq" "$s_cs" "$s_fc" "$o_fc" "$(ratio "$s_sq" "$s_cs")" \
-	    "$(ratio "$s_fc" "$s_sq")" "$z" "$a"
+	printf "$(fmt '%-10s %7s %9s %9s %9s %9s %9s %9s %9s %7s %7s %7s %7s %24s %6s\n')" \
+	    "$label" "$2" "$s_sq" "$c_sq" "$s_cs" "$c_cs" "$s_fc" "$c_fc" "$o_fc" \
+	    "$(ratio "$s_sq" "$s_cs")" "$(ratio "$c_sq" "$c_cs")" \
+	    "$(ratio "$s_fc" "$s_sq")" "$(ratio "$c_fc" "$c_sq")" "$z" "$a"
 }
 
 header() {
-	head_ '%-10s %7s %9s %9s %9s %9s %10s %10s %24s %10s\n' model n sqlift_s \
-	    countsum_s forclift_s fc_own_s sq/cs fc/sq "log Z" agree
+	head_ '%-10s %7s %9s %9s %9s %9s %9s %9s %9s %7s %7s %7s %7s %24s %6s\n' \
+	    model n sqlift_s sqlift_cpu countsum_s countsum_cpu forclift_s \
+	    forclift_cpu fc_own_s sq/cs sq/cs_cpu fc/sq fc/sq_cpu "log Z" agree
 }
 
 echo "forclift: ${FORCLIFT:-not given}; time limit ${LIMIT} s per run"

@@ -39,6 +39,11 @@ SELECT const_id FROM domains WHERE type_id = ?1
 AND const_id BETWEEN 0 AND (SELECT coalesce(max(const_id), -1) FROM constants)
 ORDER BY const_id;
 
+-- name: domains_by_type
+-- every row, in the primary key's order (each type's ids ascending, as
+-- domain_ids gives them)
+SELECT type_id, const_id FROM domains ORDER BY type_id, const_id;
+
 -- name: block_put
 INSERT INTO blocks (type_id, block, const_id) VALUES (?1, ?2, ?3);
 

@@ -21,6 +21,13 @@ PRAGMA journal_mode;
 -- kept by the file: readers and the one writer do not wait for each other
 PRAGMA journal_mode = WAL;
 
+-- name: sync_normal
+-- in WAL mode only: a commit appends to the WAL unsynced; a checkpoint
+-- syncs the WAL before it writes the database and the database after,
+-- so no crash or power loss can corrupt the file, and the checkpoint of
+-- the last connection's close makes the commit durable
+PRAGMA synchronous = NORMAL;
+
 -- name: begin_write
 -- takes the write lock at once (waiting up to the busy timeout), so that
 -- a transaction that reads first cannot find its snapshot stale

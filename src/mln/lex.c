@@ -144,19 +144,23 @@ lex_text(const char *file, const char *s, size_t n, struct tokens *out,
 			while (i < n && is_ident_char((unsigned char)s[i]))
 				i++;
 			t.t = T_IDENT;
+			/* the first letter before the words (a domain of
+			 * P10000... is a million names of 5 letters) */
 			if (i - st == 1 && c == 'v')
 				t.t = T_OR;
-			else if ((i - st == 5 && (!strncmp(s + st, "EXIST", 5) ||
-			    !strncmp(s + st, "exist", 5))))
+			else if (i - st == 5 && (c == 'E' || c == 'e') &&
+			    (!strncmp(s + st, "EXIST", 5) ||
+			    !strncmp(s + st, "exist", 5)))
 				t.t = T_EXIST;
-			else if ((i - st == 6 && (!strncmp(s + st, "FORALL", 6) ||
-			    !strncmp(s + st, "forall", 6))))
+			else if (i - st == 6 && (c == 'F' || c == 'f') &&
+			    (!strncmp(s + st, "FORALL", 6) ||
+			    !strncmp(s + st, "forall", 6)))
 				t.t = T_FORALL;
-		} else if (i + 3 <= n && !strncmp(s + i, "<=>", 3)) {
+		} else if (c == '<' && i + 3 <= n && !strncmp(s + i, "<=>", 3)) {
 			i += 3, t.t = T_IFF;
-		} else if (i + 2 <= n && !strncmp(s + i, "=>", 2)) {
+		} else if (c == '=' && i + 2 <= n && !strncmp(s + i, "=>", 2)) {
 			i += 2, t.t = T_IMP;
-		} else if (i + 3 <= n && !strncmp(s + i, "...", 3)) {
+		} else if (c == '.' && i + 3 <= n && !strncmp(s + i, "...", 3)) {
 			i += 3, t.t = T_ELLIPSIS;
 		} else {
 			static const char ch[] = "(),!^={}.+*@#";

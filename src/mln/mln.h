@@ -114,6 +114,8 @@ struct mln_domain {
 	int n;
 	int64_t *ids;
 	char **names;
+	char *pool;    /* the names, when they share this one block; NULL:
+	                * each its own allocation */
 };
 
 /* Converts every formula to clauses (disjunctions of literals), keeping

@@ -13,6 +13,9 @@
 #include "mln/lex.h"
 #include "mln/mln.h"
 
+/* how many constants of a domain list ahead their map slot is fetched */
+#define PREFETCH_AHEAD 8
+
 struct parser {
 	struct mln_model *m;
 	const char *file;
@@ -903,6 +906,13 @@ parse_domain(struct parser *p)
 	    (p->end - p->pos) / 2 + 1) < 0)
 		return err_oom(p->e);
 	for (;;) {
+		/* the slot of the constant PREFETCH_AHEAD ahead (every other
+		 * token) is fetched while this one is interned */
+		const struct token *ahead = p->pos + 2 * PREFETCH_AHEAD < p->end ?
+		    &p->toks.v[p->pos + 2 * PREFETCH_AHEAD] : NULL;
+		if (ahead && (ahead->t == T_IDENT || ahead->t == T_STR ||
+		    ahead->t == T_NUM))
+			smap_prefetch(&p->m->constmap, ahead->s, (size_t)ahead->len);
 		t = next(p);
 		if (t->t == T_ELLIPSIS) {
 			const struct token *hi;

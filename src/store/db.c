@@ -273,31 +273,46 @@ tx_begin(struct store *s, const char *sql, int64_t *ver, struct err *e)
 	return db_int(s, sql_user_version, ver, e);
 }
 
+/* The journal mode of s's main database, lower case ("wal", "delete",
+ * ...) into m; "" if it cannot be read.  sql: PRAGMA journal_mode, or
+ * its assignment, which answers with the mode it leaves. */
+static void
+journal_mode(struct store *s, const char *sql, char m[16])
+{
+	sqlite3_stmt *st;
+
+	m[0] = '\0';
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		snprintf(m, 16, "%s", t ? (const char *)t : "");
+	}
+	sqlite3_finalize(st);
+}
+
 /* Puts a writable database in WAL mode, which the file keeps: readers
  * then never wait for a writer, nor a writer for readers.  A database
  * that other connections hold open in rollback mode stays so until a
- * later command finds it free; waiting for that is not worth a delay. */
+ * later command finds it free; waiting for that is not worth a delay.
+ * In WAL mode commits are not synced (sql_sync_normal: the checkpoint
+ * syncs, which keeps the file safe from any crash); a rollback journal
+ * keeps SQLite's FULL, the one setting safe for it. */
 static void
 wal_switch(struct store *s)
 {
-	sqlite3_stmt *st;
-	int wal = 0;
+	char m[16];
 
 	if (s->in_tx || !store_writable(s))
 		return;
-	if (sqlite3_prepare_v2(s->db, sql_journal_mode, -1, &st, NULL) !=
-	    SQLITE_OK)
-		return;
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		const unsigned char *m = sqlite3_column_text(st, 0);
-		wal = m && !strcmp((const char *)m, "wal");
+	journal_mode(s, sql_journal_mode, m);
+	if (strcmp(m, "wal") != 0) {
+		sqlite3_busy_timeout(s->db, 0);
+		journal_mode(s, sql_journal_wal, m);
+		sqlite3_busy_timeout(s->db, s->busy_ms);
 	}
-	sqlite3_finalize(st);
-	if (wal)
-		return;
-	sqlite3_busy_timeout(s->db, 0);
-	sqlite3_exec(s->db, sql_journal_wal, NULL, NULL, NULL);
-	sqlite3_busy_timeout(s->db, s->busy_ms);
+	if (!strcmp(m, "wal"))
+		sqlite3_exec(s->db, sql_sync_normal, NULL, NULL, NULL);
 }
 
 int

@@ -53,13 +53,27 @@ store_in_domain(const struct store *s, int t, int64_t cid)
 	    (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)));
 }
 
+/* const_put and domain_put, prepared on first use (by a load). */
+static int
+const_stmts(struct store *s, struct err *e)
+{
+	int rc;
+
+	if (!s->const_put && (rc = db_prep(s, sql_const_put, &s->const_put, e)))
+		return rc;
+	if (!s->domain_put &&
+	    (rc = db_prep(s, sql_domain_put, &s->domain_put, e)))
+		return rc;
+	return 0;
+}
+
 int
 evidence_const_add(struct store *s, int t, const char *name, size_t len,
     int64_t *id, struct err *e)
 {
 	int cid, r;
 
-	if ((r = store_consts_load(s, e)))
+	if ((r = store_consts_load(s, e)) || (r = const_stmts(s, e)))
 		return r;
 	if ((cid = smap_getn(&s->consts, name, len)) < 0) {
 		if (s->max_constants > 0 && (int64_t)s->consts.n >= s->max_constants)
@@ -183,9 +197,13 @@ evidence_flush(struct store *s, struct err *e)
 	for (size_t i = 0; i < n; i++) {
 		struct pend_atom *a = pend_at(s, i);
 		struct store_pred *p = &s->preds.v[a->pred];
-		sqlite3_stmt *ins = s->pstmt.v[a->pred].ins;
-		sqlite3_stmt *get = s->pstmt.v[a->pred].get;
+		sqlite3_stmt *ins, *get;
 		int r, old;
+
+		if ((r = model_pred_stmts(s, (size_t)a->pred, e)))
+			return r;
+		ins = s->pstmt.v[a->pred].ins;
+		get = s->pstmt.v[a->pred].get;
 
 		if (i > 0 && same_atom(s, pend_at(s, i - 1), a)) {
 			if (pend_at(s, i - 1)->truth != a->truth)
@@ -275,6 +293,11 @@ store_evfile_add(struct store *s, const char *path, int64_t atoms,
 
 static int names_get(struct store *s, char ***out, int64_t *nid,
     int *owned, struct err *e);
+static uint64_t key_row(uint64_t h, sqlite3_stmt *st, int ncol);
+static void key_add(uint64_t key[2], uint64_t h);
+
+/* the cubes key's tag of a domains row ("dom") */
+#define KEY_DOM_TAG 0x646f6dULL
 
 void
 store_domains_free(struct mln_domain *dom, int n)
@@ -282,8 +305,11 @@ store_domains_free(struct mln_domain *dom, int n)
 	if (!dom)
 		return;
 	for (int t = 0; t < n; t++) {
-		for (int i = 0; i < dom[t].n; i++)
-			free(dom[t].names[i]);
+		if (dom[t].pool)
+			free(dom[t].pool);
+		else
+			for (int i = 0; i < dom[t].n; i++)
+				free(dom[t].names[i]);
 		free(dom[t].names);
 		free(dom[t].ids);
 	}
@@ -451,6 +477,120 @@ domain_check(struct store *s, const struct mln_model *m, size_t t,
 	return 0;
 }
 
+/* dom[t] from ids (taken: ids[0 .. n) ascending) and the names byid
+ * gives them, copied into one block, sorted by name.  -1 if out of
+ * memory (ids freed, dom[t] untouched). */
+static int
+domain_fill(struct mln_domain *d, int64_t *ids, size_t n, char *const *byid)
+{
+	size_t len = 0, at = 0;
+	char **names, *pool;
+
+	if (n == 0) {
+		free(ids);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		len += strlen(byid[ids[i]]) + 1;
+	names = xmalloc(n * sizeof *names);
+	pool = xmalloc(len);
+	if (!names || !pool) {
+		free(names);
+		free(pool);
+		free(ids);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(byid[ids[i]]) + 1;
+		names[i] = memcpy(pool + at, byid[ids[i]], l);
+		at += l;
+	}
+	d->n = (int)n;
+	d->names = names;
+	d->ids = ids;
+	d->pool = pool;
+	return sort_by_name(names, ids, n);
+}
+
+/* The domains of m's types (dom, zeroed) from one scan of every domains
+ * row, in a snapshot whose constants' names are by id (byid, nid): each
+ * type's ids ascending, those a constants row names, as sql_domain_ids
+ * gives them.  The scan also sums the cubes key's share of the domains
+ * rows into s->dom_key, as key_catalogue's own scan would.  *done 0 (dom
+ * left zeroed): a row that is not two integers, which only the per-type
+ * statements read as before. */
+static int
+domains_scan(struct store *s, const struct mln_model *m, char *const *byid,
+    int64_t nid, struct mln_domain *dom, int *done, struct err *e)
+{
+	sqlite3_stmt *st;
+	VEC(int64_t) *ids;
+	int64_t *tid;          /* per model type: its store id (if have) */
+	unsigned char *have;
+	uint64_t k[2] = { 0, 0 };
+	size_t nt = m->types.n;
+	int rc, mixed = 0;
+
+	*done = 0;
+	ids = xcalloc(nt + 1, sizeof *ids);
+	tid = xcalloc(nt + 1, sizeof *tid);
+	have = xcalloc(nt + 1, 1);
+	if (!ids || !tid || !have) {
+		rc = err_oom(e);
+		goto out;
+	}
+	for (size_t t = 0; t < nt; t++)
+		for (size_t j = 0; j < s->type_names.n; j++)
+			if (!strcmp(s->type_names.v[j], m->types.v[t].name)) {
+				tid[t] = s->type_ids.v[j];
+				have[t] = 1;
+			}
+	if ((rc = db_prep(s, sql_domains_by_type, &st, e)))
+		goto out;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t ty, id;
+		key_add(k, key_row(hash_mix(FNV_INIT, KEY_DOM_TAG), st, 2));
+		if (mixed || (mixed = sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+		    sqlite3_column_type(st, 1) != SQLITE_INTEGER))
+			continue;
+		ty = sqlite3_column_int64(st, 0);
+		id = sqlite3_column_int64(st, 1);
+		if (id < 0 || id >= nid || !byid[id])
+			continue;  /* no constants row: not in the join */
+		for (size_t t = 0; t < nt; t++)
+			if (have[t] && tid[t] == ty && VEC_PUSH(ids[t], id) < 0) {
+				sqlite3_finalize(st);
+				rc = err_oom(e);
+				goto out;
+			}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		rc = db_err(s, e, "domains");
+		goto out;
+	}
+	rc = 0;
+	s->dom_key[0] = k[0];
+	s->dom_key[1] = k[1];
+	s->dom_key_ok = 1;
+	for (size_t t = 0; !mixed && t < nt; t++) {
+		if (domain_fill(&dom[t], ids[t].v, ids[t].n, byid) < 0) {
+			rc = err_oom(e);
+			ids[t].v = NULL;
+			break;
+		}
+		ids[t].v = NULL;  /* dom[t]'s now */
+	}
+	*done = !mixed && !rc;
+out:
+	for (size_t t = 0; ids && t < nt; t++)
+		free(ids[t].v);
+	free(ids);
+	free(tid);
+	free(have);
+	return rc;
+}
+
 int
 store_domains(struct store *s, const struct mln_model *m,
     struct mln_domain **out, struct err *e)
@@ -459,7 +599,7 @@ store_domains(struct store *s, const struct mln_model *m,
 	sqlite3_stmt *st = NULL;
 	char **byid = NULL;
 	int64_t nid = 0;
-	int rc = 0, owned = 1;
+	int rc = 0, owned = 1, scanned = 0;
 
 	*out = NULL;
 	if (!(dom = xcalloc(m->types.n, sizeof *dom)))
@@ -468,9 +608,16 @@ store_domains(struct store *s, const struct mln_model *m,
 	 * and the domains' ids; else, or with ids too sparse, the join */
 	if (s->shadow && (rc = names_get(s, &byid, &nid, &owned, e)))
 		goto fail;
-	if ((rc = db_prep(s, byid ? sql_domain_ids : sql_domain_of, &st, e)))
+	if (byid && s->shadow && (rc = domains_scan(s, m, byid, nid, dom,
+	    &scanned, e)))
 		goto fail;
-	for (size_t t = 0; t < m->types.n; t++) {
+	for (size_t t = 0; scanned && t < m->types.n; t++)
+		if ((rc = domain_check(s, m, t, &dom[t], e)))
+			goto fail;
+	if (!scanned &&
+	    (rc = db_prep(s, byid ? sql_domain_ids : sql_domain_of, &st, e)))
+		goto fail;
+	for (size_t t = 0; !scanned && t < m->types.n; t++) {
 		int ti = -1;
 		VEC(int64_t) ids = { 0 };
 		VEC(char *) names = { 0 };
@@ -734,10 +881,17 @@ key_catalogue(struct store *s, uint64_t key[2], struct err *e)
 		h = fnv1a(h, p->table, strlen(p->table) + 1);
 	}
 	key_add(key, h);
+	if (s->dom_key_ok) {
+		/* store_domains's scan of this transaction summed the rows: the
+		 * sums are order-free, so adding them is adding row by row */
+		key[0] += s->dom_key[0];
+		key[1] += s->dom_key[1];
+		return 0;
+	}
 	if ((rc = db_prep(s, sql_domains_all, &st, e)))
 		return rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		key_add(key, key_row(hash_mix(FNV_INIT, 0x646f6dULL), st, 2));
+		key_add(key, key_row(hash_mix(FNV_INIT, KEY_DOM_TAG), st, 2));
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : db_err(s, e, "domains");
 }

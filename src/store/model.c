@@ -43,6 +43,7 @@ model_cache_free(struct store *s)
 	s->names = NULL;
 	s->nnames = 0;
 	s->names_ok = 0;
+	s->dom_key_ok = 0;
 	sqlite3_finalize(s->const_put);
 	sqlite3_finalize(s->domain_put);
 	s->const_put = s->domain_put = NULL;
@@ -79,15 +80,22 @@ store_type_at(const struct store *s, int64_t type_id)
 	return model_type_index(s, type_id);
 }
 
-/* Prepares the statements pstmt.v[i] on the ev_ table of preds.v[i]. */
-static int
-pred_prepare(struct store *s, size_t i, struct err *e)
+/* Prepares the statements pstmt.v[i] on the ev_ table of preds.v[i],
+ * on first use: only a load or a replace writes evidence, and a run
+ * that reads would prepare them twice for nothing. */
+int
+model_pred_stmts(struct store *s, size_t i, struct err *e)
 {
 	const struct store_pred *p = &s->preds.v[i];
 	struct pred_stmt *ps = &s->pstmt.v[i];
 	struct buf b;
 	int rc;
 
+	if (ps->ins && ps->get)
+		return 0;
+	sqlite3_finalize(ps->ins);
+	sqlite3_finalize(ps->get);
+	ps->ins = ps->get = NULL;
 	buf_init(&b);
 	buf_printf(&b, "INSERT OR IGNORE INTO %s (", p->table);
 	for (int k = 0; k < p->arity; k++)
@@ -230,7 +238,7 @@ model_cache_load(struct store *s, struct err *e)
 			goto done;
 		}
 		if ((rc = pred_args_load(s, args, &s->preds.v[s->preds.n - 1],
-		    e)) || (rc = pred_prepare(s, s->preds.n - 1, e)))
+		    e)))
 			goto done;
 	}
 	if (rc != SQLITE_DONE) {
@@ -239,9 +247,6 @@ model_cache_load(struct store *s, struct err *e)
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	if ((rc = db_prep(s, sql_const_put, &s->const_put, e)) ||
-	    (rc = db_prep(s, sql_domain_put, &s->domain_put, e)))
-		goto done;
 	s->max_arity = 0;
 	for (size_t i = 0; i < s->preds.n; i++)
 		if (s->preds.v[i].arity > s->max_arity)

@@ -148,8 +148,12 @@ replace_atom(struct store *s, const struct pend_atom *a, struct err *e)
 {
 	struct rep_pred *rp = &s->rep->p.v[a->pred];
 	const struct store_pred *p = &s->preds.v[a->pred];
-	sqlite3_stmt *ins = s->pstmt.v[a->pred].ins;
+	sqlite3_stmt *ins;
 	int r, old;
+
+	if ((r = model_pred_stmts(s, (size_t)a->pred, e)))
+		return r;
+	ins = s->pstmt.v[a->pred].ins;
 
 	bind_key(rp->keep_put, a, p->arity);
 	sqlite3_bind_int(rp->keep_put, p->arity + 1, a->truth);

@@ -40,6 +40,11 @@ struct store {
 	char **names;
 	int64_t nnames;
 	int names_ok;
+	/* evidence.c: the cubes key's share of the domains rows, summed by
+	 * store_domains's scan in a snapshot or shadow transaction (which
+	 * writes no domains row), for the fingerprint's key_catalogue */
+	uint64_t dom_key[2];
+	int dom_key_ok;
 	struct smap consts;    /* name -> const_id */
 	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
 	VEC(size_t) dom_cap;
@@ -80,6 +85,9 @@ void db_literal(struct buf *b, const char *v);
 
 /* model.c: the catalogue (predicates, types, constants, domains). */
 int model_cache_load(struct store *s, struct err *e) WUR;
+/* Prepares the insert and lookup of preds.v[i]'s ev_ table (pstmt.v[i])
+ * if not yet done in this transaction. */
+int model_pred_stmts(struct store *s, size_t i, struct err *e) WUR;
 /* Frees the catalogue and everything prepared in the transaction. */
 void model_cache_free(struct store *s);
 /* Index of type id in type_ids, -1 if unknown. */

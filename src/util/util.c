@@ -261,6 +261,14 @@ smap_getn(const struct smap *m, const char *key, size_t len)
 	return m->v[i].key ? m->v[i].val : -1;
 }
 
+void
+smap_prefetch(const struct smap *m, const char *key, size_t len)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->v[(size_t)fnv1a(FNV_INIT, key, len) &
+		    (m->cap - 1)]);
+}
+
 int
 smap_get(const struct smap *m, const char *key)
 {

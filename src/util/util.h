@@ -81,6 +81,10 @@ int smap_reserve(struct smap *m, size_t n) WUR;
  * probe; -1 on out of memory. */
 int smap_intern(struct smap *m, const char *key, size_t len, int val,
     const char **kept) WUR;
+/* Hints that key[0 .. len) is about to be looked up or interned: its
+ * slot is fetched into the cache meanwhile (a large map misses the
+ * cache on every key otherwise).  Changes nothing. */
+void smap_prefetch(const struct smap *m, const char *key, size_t len);
 /* dst (initialised, empty) becomes a copy of src; -1 on out of memory.
  * each(arg, key, val) is called with dst's copy of every key. */
 int smap_copy(struct smap *dst, const struct smap *src,
