@@ -126,6 +126,14 @@ targets() {
 	fi
 }
 
+# harnesses: the fuzz_NAME of each tests/fuzz/NAME.fuzz
+harnesses() {
+	for f in "$root"/tests/fuzz/*.fuzz; do
+		f=${f##*/}
+		printf 'fuzz_%s ' "${f%.fuzz}"
+	done
+}
+
 targets_() {
 	# loading: the verdicts of load.sh at its largest size
 	awk '$1 == "speed" { n = $4; r[$3] = $6; t = $9 }
@@ -228,9 +236,11 @@ targets_() {
 		if (!n) { print "| MAP: a proven optimum within 10 s on each real dump | not run | |"; exit }
 		printf "| MAP: a proven optimum within 10 s on each real dump | %s | %d of %d dumps%s |\n", ok == n ? "**met**" : "**missed**", ok, n, bad != "" ? "; not:" bad : ""
 	}' "$dir/map.out" 2>/dev/null
-	# fuzzing: every harness 10^6 executions in one run, nothing found
+	# fuzzing: every harness of tests/fuzz 10^6 executions in one run,
+	# nothing found (a harness with no row is short)
 	if [ -n "${FUZZ:-}" ]; then
-		cat $FUZZ | awk -F' *[|] *' '$2 ~ /^fuzz_/ { h[$2] = 1; if ($3 + 0 >= 1000000 && $9 == "ok") ok[$2] = 1; if ($9 != "ok") bad = bad " " $2 }
+		cat $FUZZ | awk -F' *[|] *' -v all="$(harnesses)" 'BEGIN { n = split(all, a, " "); for (i = 1; i <= n; i++) h[a[i]] = 1; n = 0 }
+		$2 ~ /^fuzz_/ { h[$2] = 1; if ($3 + 0 >= 1000000 && $9 == "ok") ok[$2] = 1; if ($9 != "ok") bad = bad " " $2 }
 		END {
 			for (k in h) { n++; if (k in ok) m++; else miss = miss " " k }
 			printf "| every reader fuzzed, 10^6 executions in one run, no crash, leak or report | %s | %d of %d harnesses%s%s |\n", (m == n && bad == "") ? "**met**" : "**not met**", m, n, miss != "" ? "; short:" miss : "", bad != "" ? "; found:" bad : ""
@@ -452,10 +462,12 @@ if [ -n "${FUZZ:-}" ]; then
 libFuzzer harnesses of an \`--enable-fuzzing\` build (clang, ASan + UBSan), one \`bench/fuzz.sh\` run each; result: ok, or what it found.
 
 X
-	cat $FUZZ | awk '/^fuzz.sh / { sub(/^fuzz.sh /, ""); sub(/: RUNS=[0-9]*,/, ":"); runs = runs (runs == "" ? "" : "; ") $0 }
-	/^[|] fuzz_/ { rows[++n] = $0 }
+	cat $FUZZ | awk -v all="$(harnesses)" '/^fuzz.sh / { sub(/^fuzz.sh /, ""); sub(/: RUNS=[0-9]*,/, ":"); runs = runs (runs == "" ? "" : "; ") $0 }
+	/^[|] fuzz_/ { rows[++n] = $0; split($0, f, " "); had[f[2]] = 1 }
 	END { print "| harness | executions | seconds | exec/s | cov | ft | corpus | result |"
 		print "|---|--:|--:|--:|--:|--:|--:|---|"; for (i = 1; i <= n; i++) print rows[i]
+		m = split(all, a, " ")
+		for (i = 1; i <= m; i++) if (!(a[i] in had)) print "| " a[i] " | | | | | | | no row: not run, or its run not finished |"
 		print ""; print "Runs: " runs "." }'
 fi
 } | cat -s >"$OUT.tmp"  # one blank line between blocks
