@@ -26,17 +26,8 @@ dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-exactcpu.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 bad=0
 
-# the model's formulas, as scaling.sh's body()
-body() {
-	case $1 in
-	fs) printf '1.5 Smokes(x) => Cancer(x)\n1.1 Smokes(x) ^ Friends(x, y) => Smokes(y)\n' ;;
-	sym) body fs; printf '2.0 Friends(x, y) => Friends(y, x)\n' ;;
-	symhard) body fs; printf 'Friends(x, y) => Friends(y, x).\n' ;;
-	fo2) printf '0.7 Smokes(x) v Smokes(y)\n-0.4 Smokes(x) ^ Friends(x, y) => Cancer(x)\n'
-	    printf '0.9 Smokes(x) ^ Smokes(y) => Friends(x, y)\n-1.3 Friends(x, x) v Cancer(x)\n' ;;
-	hard) printf '1.5 Smokes(x) => Cancer(x)\nSmokes(x) ^ Friends(x, y) => Smokes(y).\n' ;;
-	esac
-}
+# body MODEL: the model's formulas, scaling.sh's own function
+eval "$(sed -n '/^body() {/,/^}/p' "$bench/scaling.sh")"
 
 # sq SIDE ARGS...: the binary of SIDE (old or new) with its libraries
 sq() {
