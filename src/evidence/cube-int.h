@@ -4,6 +4,7 @@
 #ifndef SQLIFT_CUBE_INT_H
 #define SQLIFT_CUBE_INT_H
 
+#include <stdlib.h>
 #include <stdint.h>
 
 #include "evidence/coarse.h"
@@ -20,6 +21,15 @@ struct known {
 	VEC(size_t) cat;
 	size_t n;              /* cubes */
 };
+
+static inline void
+known_free(struct known *k)
+{
+	free(k->ids.v);
+	free(k->at.v);
+	free(k->cons.v);
+	free(k->cat.v);
+}
 
 /* The constants of each block of a type, by name: block b's are
  * ids[at[b]] up to ids[at[b + 1]]. */

@@ -810,10 +810,7 @@ run_parts(struct comp *c, const struct known *k, int (*pair)[2], int npair)
 		}
 		rc = run_ordered(c, k, &kp);
 	}
-	free(kp.ids.v);
-	free(kp.at.v);
-	free(kp.cons.v);
-	free(kp.cat.v);
+	known_free(&kp);
 	return rc;
 }
 
@@ -832,10 +829,7 @@ run_plain(struct comp *c, const struct known *k)
 		c->dom_n[i] = c->arg_dom[i];
 	}
 	rc = run_ordered(c, k, &kp);
-	free(kp.ids.v);
-	free(kp.at.v);
-	free(kp.cons.v);
-	free(kp.cat.v);
+	known_free(&kp);
 	return rc;
 }
 
@@ -919,10 +913,7 @@ cube_complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
 	else if (!rc)
 		rc = run_fewer(&c, k, &ex, pair, npair);
 	*ncubes = c.ncubes;
-	free(ex.ids.v);
-	free(ex.at.v);
-	free(ex.cons.v);
-	free(ex.cat.v);
+	known_free(&ex);
 	comp_free(&c);
 	return rc;
 }

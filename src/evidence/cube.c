@@ -482,10 +482,7 @@ done:
 	free(g.bm);
 	coarse_free(g.tb, g.ntypes);
 	free(g.rank);
-	free(g.known.ids.v);
-	free(g.known.at.v);
-	free(g.known.cons.v);
-	free(g.known.cat.v);
+	known_free(&g.known);
 	free(g.dom_n);
 	return rc;
 }
