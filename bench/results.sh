@@ -35,6 +35,7 @@ if ls "$(dirname "$SQLIFT")"/libsqlift.so* >/dev/null 2>&1; then
 	export LD_LIBRARY_PATH
 fi
 export SQLIFT BENCH_MD=1
+bincommit=$(git -C "$(dirname "$SQLIFT")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
 # KEEP=DIR keeps each section's output there, and a later run with the
 # same KEEP runs only the sections not yet done (e.g. once FUZZ is ready)
 if [ -n "${KEEP:-}" ]; then
@@ -104,6 +105,7 @@ run() {
 	    2>"$dir/$1.err" || st=$?
 	m=$((($(date +%s) - t + 30) / 60))
 	echo $(($(date +%s) - t)) >"$dir/$1.min"
+	echo "$bincommit" >"$dir/$1.bin"
 	if [ "$st" = 0 ]; then
 		echo "\`$shown\` ($m min)" >"$dir/$1.cmd"
 	else
@@ -295,10 +297,15 @@ tables() {  # NAME: the markdown lines of its output
 }
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
-# fig2.png is this run's own output
-[ -z "$(git -C "$root" status --porcelain -- src bench ':!bench/fig2.png' 2>/dev/null)" ] ||
+# fig2.png and RESULTS.md are this run's own output
+[ -z "$(git -C "$root" status --porcelain -- src bench ':!bench/fig2.png' ':!bench/RESULTS.md' 2>/dev/null)" ] ||
     commit="$commit (with uncommitted changes in src/ or bench/)"
-bincommit=$(git -C "$(dirname "$SQLIFT")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+# the sections a KEEP run took from an earlier binary
+older=$(for f in "$dir"/*.min; do
+	n=$(basename "$f" .min)
+	b=$(cat "$dir/$n.bin" 2>/dev/null || echo "an unrecorded commit")
+	[ "$b" = "$bincommit" ] || echo "$n ($b)"
+done | awk '{ s = s (NR > 1 ? ", " : "") $0 } END { print s }')
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
 mem=$(awk '/^MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
 os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME" || uname -sr)
@@ -312,7 +319,7 @@ full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh 
 Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
-- Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))
+- Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '\n- Sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
 - Machine: $cpu, $(nproc) cores, $mem, $os, $(gcc --version 2>/dev/null | head -n 1 | sed 's/ (.*)//')
 - Machine load (1, 5, 15 min): $load0 at the start, $load1 at the end; above 1 on $(nproc) cores, other jobs shared the CPU,
   so wall times are upper bounds and ratios within one run count more than absolute times.
