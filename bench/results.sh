@@ -319,7 +319,7 @@ full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh 
 Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
-- Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '\n- Sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
+- Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '; sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
 - Machine: $cpu, $(nproc) cores, $mem, $os, $(gcc --version 2>/dev/null | head -n 1 | sed 's/ (.*)//')
 - Machine load (1, 5, 15 min): $load0 at the start, $load1 at the end; above 1 on $(nproc) cores, other jobs shared the CPU,
   so wall times are upper bounds and ratios within one run count more than absolute times.
