@@ -89,14 +89,8 @@ cgm_add_rec(struct eng *g, const struct cgsum *p, double lz, double terms,
 
 	if (!m && !(m = g->cgm = xcalloc(1, sizeof *m)))
 		return -1;
-	if (m->nr == m->capr) {
-		size_t cap = m->capr ? 2 * m->capr : 4;
-		struct cgrec *v = xrealloc(m->r, cap * sizeof *v);
-		if (!v)
-			return -1;
-		m->r = v;
-		m->capr = cap;
-	}
+	if (vec_grow_((void **)&m->r, &m->capr, m->nr + 1, sizeof *m->r))
+		return -1;
 	r = &m->r[m->nr];
 	memset(r, 0, sizeof *r);
 	r->ng = p->ng;
@@ -136,14 +130,8 @@ cgm_add_class(struct eng *g, int rec, const int *key, size_t len, int bin,
 
 	if (len > KEY_LEN)
 		return 0;
-	if (m->nc == m->capc) {
-		size_t cap = m->capc ? 2 * m->capc : 16;
-		struct cgcls *nc = xrealloc(m->c, cap * sizeof *nc);
-		if (!nc)
-			return -1;
-		m->c = nc;
-		m->capc = cap;
-	}
+	if (vec_grow_((void **)&m->c, &m->capc, m->nc + 1, sizeof *m->c))
+		return -1;
 	c = &m->c[m->nc];
 	for (size_t i = 0; i < KEY_LEN; i++)
 		c->key[i] = i < len ? key[i] : -1;
