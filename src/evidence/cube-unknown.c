@@ -323,6 +323,21 @@ side_meet(struct comp *c, uint64_t mask)
 	return n;
 }
 
+/* lab[0..n-1]: each argument labelled by the smallest argument it is
+ * taken equal to, where pair h is taken equal when bit h of set is. */
+static void
+merge_labels(int *lab, int n, int (*pair)[2], int npair, unsigned set)
+{
+	for (int i = 0; i < n; i++)
+		lab[i] = i;
+	for (int h = 0; h < npair; h++) {
+		int x = lab[pair[h][0]], y = lab[pair[h][1]], lo = x < y ? x : y;
+		for (int i = 0; (set >> h & 1) && i < n; i++)
+			if (lab[i] == x || lab[i] == y)
+				lab[i] = lo;
+	}
+}
+
 /* The atoms of the cube in c->side with the part's classes c->pne
  * unequal: by inclusion and exclusion over the pairs whose sides meet
  * (the others differ anyway), which go to ne as argument pairs. */
@@ -348,14 +363,7 @@ part_atoms(struct comp *c, int (*ne)[2], int *nne)
 	for (unsigned t = 0; t < 1u << m; t++) {
 		int lab[64];
 		double prod = 1;
-		for (int j = 0; j < c->arity; j++)
-			lab[j] = j;
-		for (int k = 0; k < m; k++) {
-			int x = lab[edge[k][0]], y = lab[edge[k][1]], lo = x < y ? x : y;
-			for (int j = 0; (t >> k & 1) && j < c->arity; j++)
-				if (lab[j] == x || lab[j] == y)
-					lab[j] = lo;
-		}
+		merge_labels(lab, c->arity, edge, m, t);
 		for (int j = 0; j < c->arity && prod > 0; j++) {
 			uint64_t mask = 0;
 			if (lab[j] != j)
@@ -770,14 +778,7 @@ run_parts(struct comp *c, const struct known *k, int (*pair)[2], int npair)
 
 	for (unsigned m = 0; m < 1u << npair && !rc; m++) {
 		int lab[64], ci[64], r = 0, ok = 1;
-		for (int i = 0; i < c->nargs; i++)
-			lab[i] = i;
-		for (int h = 0; h < npair; h++) {
-			int x = lab[pair[h][0]], y = lab[pair[h][1]], lo = x < y ? x : y;
-			for (int i = 0; (m >> h & 1) && i < c->nargs; i++)
-				if (lab[i] == x || lab[i] == y)
-					lab[i] = lo;
-		}
+		merge_labels(lab, c->nargs, pair, npair, m);
 		for (int h = 0; h < npair && ok; h++)
 			ok = (m >> h & 1) || lab[pair[h][0]] != lab[pair[h][1]];
 		if (!ok)
