@@ -60,9 +60,6 @@ WHERE pred_id = ?1 AND truth IS NOT NULL ORDER BY cube_id;
 -- name: const_by_name
 SELECT const_id FROM constants ORDER BY name;
 
--- name: const_max
-SELECT coalesce(max(const_id), 0) FROM constants;
-
 -- name: blocks_of_type
 -- the blocks of a type's constants (a constant of its domain without a
 -- row here has none: store_blocks_each says -1)

@@ -10,8 +10,7 @@
 #include "evidence/blocks.h"
 
 struct rd {
-	int *pos_of;           /* const id -> domain position, or -1 */
-	int64_t maxid;
+	const struct idmap *pos_of; /* const id -> domain position, or -1 */
 	int *block;            /* domain position -> block */
 	struct ct_pred_ev *pe;
 	const struct mln_pred *mp;
@@ -22,15 +21,15 @@ static int
 on_block(void *ctx, int64_t id, int block)
 {
 	struct rd *r = ctx;
+	int i = idmap_get(r->pos_of, id);
 
-	if (id >= 0 && id <= r->maxid && r->pos_of[id] >= 0)
-		r->block[r->pos_of[id]] = block;
+	if (i >= 0)
+		r->block[i] = block;
 	return 0;
 }
 
 struct rdc {
-	int **pos_of;          /* per type */
-	int64_t *maxid;
+	struct idmap *pos_of;  /* per type */
 	const struct mln_pred *mp;
 	struct ct_pred_ev *pe;
 	struct err *e;
@@ -59,10 +58,10 @@ on_cube(void *ctx, int truth, int arity, const struct store_ids *sides,
 		if (!(cu.pos[i] = xcalloc(sides[i].n + 1, sizeof **cu.pos)))
 			goto oom;
 		for (size_t k = 0; k < sides[i].n; k++) {
-			int64_t id = sides[i].v[k];
-			if (id < 0 || id > r->maxid[t] || r->pos_of[t][id] < 0)
+			int at = idmap_get(&r->pos_of[t], sides[i].v[k]);
+			if (at < 0)
 				goto internal;
-			cu.pos[i][cu.npos[i]++] = r->pos_of[t][id];
+			cu.pos[i][cu.npos[i]++] = at;
 		}
 	}
 	if (VEC_PUSH(r->pe->cubes, cu) < 0)
@@ -97,28 +96,20 @@ blocks_read(struct store *s, const struct mln_model *m,
 	*out = NULL;
 	if (!ev || !(ev->block = xcalloc((size_t)nt + 1, sizeof *ev->block)) ||
 	    !(ev->pred = xcalloc((size_t)np + 1, sizeof *ev->pred)) ||
-	    !(c.pos_of = xcalloc((size_t)nt + 1, sizeof *c.pos_of)) ||
-	    !(c.maxid = xcalloc((size_t)nt + 1, sizeof *c.maxid))) {
+	    !(c.pos_of = xcalloc((size_t)nt + 1, sizeof *c.pos_of))) {
 		rc = err_oom(e);
 		goto done;
 	}
 	for (int t = 0; t < nt && !rc; t++) {
 		struct rd r = { 0 };
-		for (int i = 0; i < dom[t].n; i++)
-			if (dom[t].ids[i] > c.maxid[t])
-				c.maxid[t] = dom[t].ids[i];
-		if (!(c.pos_of[t] = xmalloc(((size_t)c.maxid[t] + 1) * sizeof(int))) ||
+		if (idmap_init(&c.pos_of[t], dom[t].ids, NULL, (size_t)dom[t].n) < 0 ||
 		    !(ev->block[t] = xmalloc(((size_t)dom[t].n + 1) * sizeof(int)))) {
 			rc = err_oom(e);
 			break;
 		}
 		/* a constant without a stored block has none */
 		memset(ev->block[t], -1, ((size_t)dom[t].n + 1) * sizeof(int));
-		memset(c.pos_of[t], -1, ((size_t)c.maxid[t] + 1) * sizeof(int));
-		for (int i = 0; i < dom[t].n; i++)
-			c.pos_of[t][dom[t].ids[i]] = i;
-		r.pos_of = c.pos_of[t];
-		r.maxid = c.maxid[t];
+		r.pos_of = &c.pos_of[t];
 		r.block = ev->block[t];
 		rc = store_blocks_each(s, m->types.v[t].name, on_block, &r, e);
 	}
@@ -134,9 +125,8 @@ blocks_read(struct store *s, const struct mln_model *m,
 	}
 done:
 	for (int t = 0; c.pos_of && t < nt; t++)
-		free(c.pos_of[t]);
+		idmap_free(&c.pos_of[t]);
 	free(c.pos_of);
-	free(c.maxid);
 	if (rc) {
 		ct_evidence_free(ev, nt, np);
 		return rc;

@@ -104,8 +104,9 @@ static int
 rank_cmp(const void *ctx, size_t x, size_t y)
 {
 	const struct sigs *g = ctx;
+	int a = idmap_get(&g->rank, (int64_t)x), b = idmap_get(&g->rank, (int64_t)y);
 
-	return (g->rank[x] > g->rank[y]) - (g->rank[x] < g->rank[y]);
+	return (a > b) - (a < b);
 }
 
 /* The constants of every block of type t, by name (once per build). */
@@ -446,7 +447,7 @@ make_keys(struct cover *c, const int64_t *rows, size_t n, int64_t *key)
 			k[i] = (int64_t)rep;
 			if (rep == i) {
 				int64_t b = block_of(c->g, c->type[i], x[i]);
-				if (b < 0 || x[i] > c->g->maxid || c->g->rank[x[i]] < 0)
+				if (b < 0 || idmap_get(&c->g->rank, x[i]) < 0)
 					return -1;
 				k[A + nc++] = c->ident ? x[i] : b;
 			}
@@ -545,7 +546,8 @@ cmp_found(const void *ctx, size_t x, size_t y)
 			return *p < *q ? -1 : 1;
 		for (int64_t t = 1; t <= *p; t++)
 			if (p[t] != q[t])
-				return c->g->rank[p[t]] < c->g->rank[q[t]] ? -1 : 1;
+				return idmap_get(&c->g->rank, p[t]) <
+				    idmap_get(&c->g->rank, q[t]) ? -1 : 1;
 		p += *p + 1;
 		q += *q + 1;
 	}

@@ -43,8 +43,8 @@ struct sigs {
 	int ntypes;
 	struct type_blocks *tb;  /* per type: its blocks (coarse.c) */
 	struct bmem *bm;       /* per type: filled when first needed */
-	int *rank;             /* [const id]: rank of its name */
-	int64_t maxid;
+	struct idmap rank;     /* const id -> rank of its name */
+	size_t nconst;         /* ranks 0 .. nconst - 1 */
 	struct known known;    /* of the current predicate */
 	int arity;
 	int64_t *dom_n;        /* [type index] domain size, -1 until read */

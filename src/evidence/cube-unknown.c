@@ -14,6 +14,9 @@
  * complement by parts (2^PAIRS_MAX choices of = or !=). */
 #define PAIRS_MAX 6
 #define MARK_OUT (1 << 16)     /* a mark of a negated side (64 sides max) */
+/* The mark of a constant of a known cube (the cover took only constants
+ * with a rank). */
+#define MARK(c, id) ((c)->mark[idmap_get((c)->rank, (id))])
 #define ORDER_MAX 3            /* classes whose every order is tried */
 
 static const int64_t *
@@ -211,7 +214,7 @@ struct comp {
 	 * pairs of classes unequal */
 	int nargs, cls_of[64], first[64], npne, pne[PAIRS_MAX][2];
 	int64_t arg_dom[64];           /* domain size per argument */
-	int *mark;                     /* [const id] counts, zero between uses */
+	int *mark;                     /* [rank] counts, zero between uses */
 	VEC(int64_t) tmp;              /* a known cube's class sides */
 	struct err *e;
 	/* scratch of one grouping step, dead once it recurses: per (constant,
@@ -222,7 +225,7 @@ struct comp {
 	size_t *group, *rep, *ngc;     /* its group; per group: a constant, size */
 	struct byc *ord;               /* (name rank, index) to sort */
 	int64_t *xid;                  /* per index: the constant id */
-	const int *rank;               /* [const id]: rank of its name */
+	const struct idmap *rank;      /* const id -> rank of its name */
 	size_t tcap;
 	int64_t *hkey;                 /* hash table: constant id or list hash */
 	size_t *hval;
@@ -303,8 +306,8 @@ side_meet(struct comp *c, uint64_t mask)
 		n = (double)c->dom_n[__builtin_ctzll(mask)];
 		for (int j = 0; j < c->arity; j++)
 			for (size_t k = 0; (mask >> j & 1) && k < c->side[j].n; k++)
-				if (!c->mark[c->side[j].v[k]]) {
-					c->mark[c->side[j].v[k]] = 1;
+				if (!MARK(c, c->side[j].v[k])) {
+					MARK(c, c->side[j].v[k]) = 1;
 					n--;
 				}
 	} else {
@@ -313,13 +316,13 @@ side_meet(struct comp *c, uint64_t mask)
 		for (int j = 0; j < c->arity; j++)
 			for (size_t k = 0; (mask >> j & 1) && j != base &&
 			    k < c->side[j].n; k++)
-				c->mark[c->side[j].v[k]] += c->neg >> j & 1 ? MARK_OUT : 1;
+				MARK(c, c->side[j].v[k]) += c->neg >> j & 1 ? MARK_OUT : 1;
 		for (size_t k = 0; k < c->side[base].n; k++)
-			n += c->mark[c->side[base].v[k]] == nl - 1;
+			n += MARK(c, c->side[base].v[k]) == nl - 1;
 	}
 	for (int j = 0; j < c->arity; j++)
 		for (size_t k = 0; (mask >> j & 1) && k < c->side[j].n; k++)
-			c->mark[c->side[j].v[k]] = 0;
+			MARK(c, c->side[j].v[k]) = 0;
 	return n;
 }
 
@@ -488,7 +491,8 @@ comp_rec(struct comp *c, int d, const int64_t *cubes, size_t nc)
 			if ((x = c->hval[h]) == SIZE_MAX) {
 				x = c->hval[h] = nd++;
 				c->hkey[h] = v[j];
-				c->ord[x] = (struct byc){ c->rank[v[j]], (int64_t)x };
+				c->ord[x] = (struct byc){ idmap_get(c->rank, v[j]),
+				    (int64_t)x };
 				c->xid[x] = v[j];
 				c->head[x] = SIZE_MAX;
 				c->npairs[x] = 0;
@@ -644,17 +648,17 @@ part_known(struct comp *c, const struct known *k, struct known *kp)
 					const int64_t *w = known_side(k, c->nargs, q, i, &m);
 					others++;
 					for (size_t t = 0; t < m; t++)
-						c->mark[w[t]]++;
+						MARK(c, w[t])++;
 				}
 			at[j] = c->tmp.n;
 			for (size_t t = 0; t < n; t++)
-				if (c->mark[v[t]] == others && VEC_PUSH(c->tmp, v[t]) < 0)
+				if (MARK(c, v[t]) == others && VEC_PUSH(c->tmp, v[t]) < 0)
 					return -1;
 			for (int i = c->first[j] + 1; i < c->nargs; i++)
 				if (c->cls_of[i] == j) {
 					const int64_t *w = known_side(k, c->nargs, q, i, &m);
 					for (size_t t = 0; t < m; t++)
-						c->mark[w[t]] = 0;
+						MARK(c, w[t]) = 0;
 				}
 			ok = c->tmp.n > at[j];
 		}
@@ -883,7 +887,7 @@ cube_complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
 	c.s = s;
 	c.pi = pi;
 	c.nargs = p->arity;
-	c.rank = g->rank;
+	c.rank = &g->rank;
 	c.e = e;
 	for (int i = 0; i < p->arity && !rc; i++)
 		rc = dom_size(s, g, store_type_at(s, p->types[i]), &c.arg_dom[i], e);
@@ -903,7 +907,7 @@ cube_complement(struct store *s, struct sigs *g, int pi, int64_t *ncubes,
 				pair[npair - 1][0] = a;
 				pair[npair - 1][1] = b;
 			}
-	if (!rc && !(c.mark = xcalloc((size_t)g->maxid + 1, sizeof *c.mark)))
+	if (!rc && !(c.mark = xcalloc(g->nconst + 1, sizeof *c.mark)))
 		rc = err_oom(e);
 	if (!rc && npair > 0 && known_products(k, c.nargs, &ex) < 0)
 		rc = err_oom(e);

@@ -438,7 +438,7 @@ cube_build_all(struct store *s, FILE *report, struct err *e)
 	/* the blocks first: the cover is by blocks; the names order it */
 	if ((rc = store_consts_load(s, e)) || (rc = store_cubes_clear(s, e)) ||
 	    (rc = coarse_blocks(s, NULL, &g.tb, e)) ||
-	    (rc = store_const_ranks(s, &g.rank, &g.maxid, e)))
+	    (rc = store_const_ranks(s, &g.rank, &g.nconst, e)))
 		goto done;
 	if (!(g.bm = xcalloc((size_t)g.ntypes + 1, sizeof *g.bm))) {
 		rc = err_oom(e);
@@ -481,7 +481,7 @@ done:
 	}
 	free(g.bm);
 	coarse_free(g.tb, g.ntypes);
-	free(g.rank);
+	idmap_free(&g.rank);
 	known_free(&g.known);
 	free(g.dom_n);
 	return rc;

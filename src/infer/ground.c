@@ -94,8 +94,7 @@ cmp_i64(const void *a, const void *b)
 struct ev_ctx {
 	struct ground *g;
 	int p;
-	int **pos;             /* pos[i][const_id] per argument type */
-	int64_t *maxid;
+	struct idmap *pos;     /* per type: const id -> domain position */
 };
 
 static int
@@ -107,10 +106,8 @@ ev_row(void *ctx_, const int64_t *args, int truth)
 	int64_t a;
 
 	for (int i = 0; i < pr->arity; i++) {
-		int t = pr->types[i];
-		if (args[i] > c->maxid[t] || c->pos[t][args[i]] < 0)
+		if ((idx[i] = idmap_get(&c->pos[pr->types[i]], args[i])) < 0)
 			return SQLIFT_EINTERNAL;
-		idx[i] = c->pos[t][args[i]];
 	}
 	a = ground_atom_index(c->g, c->p, idx);
 	if (c->g->doff[c->p] >= 0)
@@ -159,26 +156,16 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 	g->truth = xmalloc((size_t)held + 1);
 	g->unk = xmalloc(((size_t)held + 1) * sizeof *g->unk);
 	c.pos = xcalloc((size_t)nt, sizeof *c.pos);
-	c.maxid = xcalloc((size_t)nt, sizeof *c.maxid);
-	if (!g->truth || !g->unk || !c.pos || !c.maxid) {
+	if (!g->truth || !g->unk || !c.pos) {
 		rc = err_oom(e);
 		goto done;
 	}
 	memset(g->truth, -1, (size_t)held);
-	for (int t = 0; t < nt; t++) {
-		int64_t mx = 0;
-		for (int i = 0; i < dom[t].n; i++)
-			if (dom[t].ids[i] > mx)
-				mx = dom[t].ids[i];
-		c.maxid[t] = mx;
-		if (!(c.pos[t] = xmalloc(((size_t)mx + 1) * sizeof **c.pos))) {
+	for (int t = 0; t < nt; t++)
+		if (idmap_init(&c.pos[t], dom[t].ids, NULL, (size_t)dom[t].n) < 0) {
 			rc = err_oom(e);
 			goto done;
 		}
-		memset(c.pos[t], -1, ((size_t)mx + 1) * sizeof **c.pos);
-		for (int i = 0; i < dom[t].n; i++)
-			c.pos[t][dom[t].ids[i]] = i;
-	}
 	c.g = g;
 	for (int p = 0; p < g->npreds; p++) {
 		if (!s || store_pred[p] < 0)
@@ -213,9 +200,8 @@ ground_atoms(struct ground *g, const struct mln_model *m,
 		}
 done:
 	for (int t = 0; t < nt && c.pos; t++)
-		free(c.pos[t]);
+		idmap_free(&c.pos[t]);
 	free(c.pos);
-	free(c.maxid);
 	return rc;
 }
 

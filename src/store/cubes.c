@@ -738,40 +738,29 @@ store_cubes_each(struct store *s, int pi, store_cube_fn fn, void *ctx,
 }
 
 int
-store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+store_const_ranks(struct store *s, struct idmap *rank, size_t *n,
     struct err *e)
 {
 	sqlite3_stmt *st;
-	int rc, r, k = 0;
+	VEC(int64_t) ids = { 0 };
+	int rc, r;
 
-	*rank = NULL;
-	if ((rc = db_prep(s, sql_const_max, &st, e)))
-		return rc;
-	r = sqlite3_step(st);
-	*maxid = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-	sqlite3_finalize(st);
-	if (r != SQLITE_ROW)
-		return db_err(s, e, "constants");
-	if (*maxid < 0 || *maxid > INT32_MAX - 1)
-		return err_set(e, SQLIFT_EDB, "%s: corrupt database: constant id "
-		    "%lld", s->path, (long long)*maxid);
-	if (!(*rank = xmalloc(((size_t)*maxid + 1) * sizeof **rank)))
-		return err_oom(e);
-	memset(*rank, -1, ((size_t)*maxid + 1) * sizeof **rank);
+	*n = 0;
+	memset(rank, 0, sizeof *rank);
 	if ((rc = db_prep(s, sql_const_by_name, &st, e)))
-		goto fail;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		if (id >= 0 && id <= *maxid)
-			(*rank)[id] = k++;
-	}
+		return rc;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW)
+		if (ids.n >= INT32_MAX ||
+		    VEC_PUSH(ids, sqlite3_column_int64(st, 0)) < 0)
+			break;
 	sqlite3_finalize(st);
-	if (r == SQLITE_DONE)
-		return 0;
-	rc = db_err(s, e, "constants");
-fail:
-	free(*rank);
-	*rank = NULL;
+	if (r != SQLITE_DONE)
+		rc = r == SQLITE_ROW ? err_oom(e) : db_err(s, e, "constants");
+	else if (idmap_init(rank, ids.v, NULL, ids.n) < 0)
+		rc = err_oom(e);
+	else
+		*n = ids.n;
+	free(ids.v);
 	return rc;
 }
 

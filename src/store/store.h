@@ -219,9 +219,9 @@ struct store_cons {
 int store_cube_put(struct store *s, int pred, int truth, int64_t atoms,
     const struct store_ids *sides, uint64_t negated,
     const struct store_cons *cons, struct err *e) WUR;
-/* The rank of every constant's name: rank[id] for ids up to *maxid
- * (-1 for no constant); caller frees. */
-int store_const_ranks(struct store *s, int **rank, int64_t *maxid,
+/* The rank of every constant's name, 0 up to *n - 1: idmap_get(rank, id),
+ * -1 for no constant; caller frees with idmap_free. */
+int store_const_ranks(struct store *s, struct idmap *rank, size_t *n,
     struct err *e) WUR;
 /* The constant ids of the domain of stored type index t, appended. */
 int store_domain_ids(struct store *s, int t, struct store_ids *out,

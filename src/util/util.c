@@ -415,6 +415,71 @@ smap_put(struct smap *m, const char *key, int val)
 	return smap_putn(m, key, strlen(key), val);
 }
 
+struct idpair {
+	int64_t id;
+	int val;
+};
+
+static int
+idpair_cmp(const void *a, const void *b)
+{
+	const struct idpair *x = a, *y = b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Dense when the span is within IDMAP_SPREAD times the count (plus a
+ * little, so that small maps are always dense). */
+#define IDMAP_SPREAD 4
+#define IDMAP_SLACK 4096
+
+int
+idmap_init(struct idmap *m, const int64_t *ids, const int *val, size_t n)
+{
+	struct idpair *p;
+	uint64_t d;
+
+	memset(m, 0, sizeof *m);
+	if (!(p = xmalloc((n + 1) * sizeof *p)))
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		p[i] = (struct idpair){ ids[i], val ? val[i] : (int)i };
+	qsort(p, n, sizeof *p, idpair_cmp);
+	d = n ? (uint64_t)p[n - 1].id - (uint64_t)p[0].id : 0;
+	if (d < IDMAP_SPREAD * (uint64_t)n + IDMAP_SLACK) {
+		m->n = n ? (size_t)d + 1 : 0;
+		if (!(m->val = xmalloc((m->n + 1) * sizeof *m->val)))
+			goto oom;
+		memset(m->val, -1, (m->n + 1) * sizeof *m->val);
+		m->lo = n ? p[0].id : 0;
+		for (size_t i = 0; i < n; i++)
+			m->val[p[i].id - m->lo] = p[i].val;
+	} else {
+		if (!(m->ids = xmalloc(n * sizeof *m->ids)) ||
+		    !(m->val = xmalloc(n * sizeof *m->val)))
+			goto oom;
+		for (size_t i = 0; i < n; i++) {
+			m->ids[i] = p[i].id;
+			m->val[i] = p[i].val;
+		}
+		m->n = n;
+	}
+	free(p);
+	return 0;
+oom:
+	free(p);
+	idmap_free(m);
+	return -1;
+}
+
+void
+idmap_free(struct idmap *m)
+{
+	free(m->ids);
+	free(m->val);
+	memset(m, 0, sizeof *m);
+}
+
 double
 log_add(double a, double b)
 {

@@ -121,6 +121,37 @@ i64_lower(const int64_t *v, size_t n, int64_t x)
 	return lo;
 }
 
+/* Ids (constant ids, which a database may spread far apart) to ints,
+ * -1 for an id not in the map.  Dense (val[id - lo]) when the ids span at
+ * most a few times their count, else ids ascending with val beside them
+ * and a binary search: memory stays a multiple of the count, whatever
+ * the largest id is (a crafted database, or years of nightly refreshes). */
+struct idmap {
+	int64_t lo;          /* dense: id lo + i is val[i], i < n */
+	int64_t *ids;        /* sparse: ascending, ids[i]'s value is val[i] */
+	int *val;
+	size_t n;
+};
+
+/* m from the pairs (ids[i], val[i]), i < n, in any order (val NULL: the
+ * value of ids[i] is i); a repeated id keeps one of its values.  -1 when
+ * out of memory, m then empty. */
+int idmap_init(struct idmap *m, const int64_t *ids, const int *val,
+    size_t n) WUR;
+void idmap_free(struct idmap *m);
+
+static inline int
+idmap_get(const struct idmap *m, int64_t id)
+{
+	size_t i;
+
+	if (!m->ids)
+		return id >= m->lo && (uint64_t)(id - m->lo) < m->n ?
+		    m->val[id - m->lo] : -1;
+	i = i64_lower(m->ids, m->n, id);
+	return i < m->n && m->ids[i] == id ? m->val[i] : -1;
+}
+
 /* log(exp(a) + exp(b)), exact at -inf. */
 double log_add(double a, double b);
 
