@@ -35,6 +35,12 @@
 /* Groundings a first flip made bad that a pair move tries to repair, at
  * most (WebKB: an atom in 2,000 groundings). */
 #define WALK_PAIRS 32
+/* A chain move's flips at most, and the groundings it made bad that its
+ * next flips are drawn from (ws_chain). */
+#define WALK_CHAIN 6
+#define WALK_FRESH 64
+/* The atoms of the drawn grounding a chain may start from, at most. */
+#define WALK_CHAIN_STARTS 2
 /* Searches from the best world with another seed after one that found
  * no better world, at most. */
 #define WALK_RESTARTS 3
@@ -137,7 +143,7 @@ struct ws {
 	                          from the best world; dpos[u]: in the
 	                          segment, or -1 */
 	int track, nnew;       /* while track: groundings made bad, in */
-	int fresh[WALK_PAIRS];
+	int fresh[WALK_FRESH];
 	uint64_t rs;
 };
 
@@ -166,7 +172,7 @@ ws_set(struct ws *w, int k, int v)
 		if (w->gcomp[k] >= 0)
 			w->ctotal[w->gcomp[k]] -= w->icost[k];
 	} else if (!was && now) {
-		if (w->track && w->nnew < WALK_PAIRS)
+		if (w->track && w->nnew < WALK_FRESH)
 			w->fresh[w->nnew++] = k;
 		w->pos[k] = w->nbad;
 		w->bad[w->nbad++] = k;
@@ -443,7 +449,7 @@ ws_pair(struct ws *w, const int *atoms, const double *ds, int na, int *a,
 		w->nnew = 0;
 		ws_flip(w, u);
 		w->track = 0;
-		for (int i = 0; i < w->nnew; i++) {
+		for (int i = 0; i < w->nnew && i < WALK_PAIRS; i++) {
 			int k = w->fresh[i];
 			const struct ground_formula *f = &w->g->gf.v[k];
 			const int *code = w->g->code.v + f->start;
@@ -457,6 +463,57 @@ ws_pair(struct ws *w, const int *atoms, const double *ds, int na, int *a,
 		ws_flip(w, u);
 	}
 	return bd;
+}
+
+/* A chain of flips (Kernighan and Lin's variable depth) from atom u (du:
+ * its change of the cost): each next flip the cheapest of an atom not
+ * yet in the chain, in a grounding the chain made bad that is still bad,
+ * up to WALK_CHAIN flips.  The prefix of least total is kept where it
+ * lowers the cost, the rest undone; returns its flips (0: none kept).
+ * (Cora: two linked papers change category together, four flips of
+ * which no pair alone pays.) */
+static int
+ws_chain(struct ws *w, int u, double du)
+{
+	int fl[WALK_CHAIN], nf = 0, keep = 0;
+	double tot = du, best = -1e-9 * w->big;
+
+	w->track = 1;
+	w->nnew = 0;
+	ws_flip(w, u);
+	fl[nf++] = u;
+	if (tot < best)
+		best = tot, keep = 1;
+	while (nf < WALK_CHAIN) {
+		double bd = INFINITY;
+		int b = -1;
+		for (int i = 0; i < w->nnew; i++) {
+			int k = w->fresh[i];
+			const struct ground_formula *f = &w->g->gf.v[k];
+			const int *code = w->g->code.v + f->start;
+			for (int q = 0; w->pos[k] >= 0 && q < f->len; q++) {
+				int a, seen = 0;
+				double d;
+				if (code[q] != OP_ATOM)
+					continue;
+				a = code[++q];
+				for (int j = 0; j < nf && !seen; j++)
+					seen = fl[j] == a;
+				if (!seen && (d = ws_delta(w, a)) < bd)
+					bd = d, b = a;
+			}
+		}
+		if (b < 0)
+			break;
+		ws_flip(w, b);
+		fl[nf++] = b;
+		if ((tot += bd) < best)
+			best = tot, keep = nf;
+	}
+	w->track = 0;
+	while (nf > keep)
+		ws_flip(w, fl[--nf]);
+	return keep;
 }
 
 /* Into best, the state of u's component when it is the best seen; 1
@@ -544,12 +601,21 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 				bd = -1;
 			}
 		}
+		/* else a chain (its flips made by ws_chain) */
+		for (int j = 0, c; bd >= 0 && j < na && j < WALK_CHAIN_STARTS; j++)
+			if ((c = ws_chain(&w, atoms[j], ds[j])) > 0) {
+				*flips += c;
+				u = atoms[j];
+				bd = -2;
+			}
 		if (bd >= 0 && ws_unit(&w) >= noise)
 			continue;
 		if (bd >= 0)
 			u = atoms[ws_rand(&w) % (uint64_t)na];
-		ws_flip(&w, u);
-		(*flips)++;
+		if (bd != -2) {
+			ws_flip(&w, u);
+			(*flips)++;
+		}
 		if (ws_keep(&w, u, best)) {
 			last = t;
 			tlast = now_seconds();
