@@ -34,6 +34,8 @@ struct cctx {
 	int *lifted;           /* per var: a clause variable, not expanded */
 	int lift;              /* keep universal quantifiers as variables */
 	int max;               /* clauses for the max semiring */
+	int naux;              /* the next auxiliary predicate's number */
+	VEC(struct mln_node *) owned; /* Tseitin atoms the CNFs borrow */
 	int oom;
 };
 
@@ -220,9 +222,18 @@ clause_cat(clause_t *dst, const clause_t *a, const clause_t *b)
 	return 0;
 }
 
-/* CNF of an NNF tree by distribution. */
+/* A disjunction whose sides' clauses multiply past this (an EXIST over
+ * a conjunction: 2^n clauses over n constants) gets a Tseitin atom for
+ * a side instead; below it, distribution, as before. */
+#define CNF_PRODUCT 64
+
+static int tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x);
+
+/* CNF of an NNF tree by distribution, except where a disjunction's
+ * clauses would multiply past CNF_PRODUCT: a side of it is then one
+ * Tseitin atom (tseitin()). */
 static int
-to_cnf(const struct mln_node *n, cnf_t *out)
+to_cnf(struct cctx *c, const struct mln_node *n, cnf_t *out)
 {
 	cnf_t a = { 0 }, b = { 0 };
 	int rc = -1;
@@ -236,7 +247,7 @@ to_cnf(const struct mln_node *n, cnf_t *out)
 		return VEC_PUSH(*out, empty);
 	}
 	case MLN_AND:
-		if (to_cnf(n->a, &a) < 0 || to_cnf(n->b, &b) < 0)
+		if (to_cnf(c, n->a, &a) < 0 || to_cnf(c, n->b, &b) < 0)
 			goto done;
 		for (size_t i = 0; i < b.n; i++)
 			if (VEC_PUSH(a, b.v[i]) < 0)
@@ -246,8 +257,15 @@ to_cnf(const struct mln_node *n, cnf_t *out)
 		*out = a;
 		return 0;
 	case MLN_OR:
-		if (to_cnf(n->a, &a) < 0 || to_cnf(n->b, &b) < 0)
+		if (to_cnf(c, n->a, &a) < 0 || to_cnf(c, n->b, &b) < 0)
 			goto done;
+		/* the side with more clauses, then the other if need be */
+		for (int k = 0; k < 2 && a.n * b.n > CNF_PRODUCT; k++) {
+			int left = a.n >= b.n;
+			if ((left ? a.n : b.n) > 1 &&
+			    tseitin(c, left ? n->a : n->b, left ? &a : &b) < 0)
+				goto done;
+		}
 		for (size_t i = 0; i < a.n; i++)
 			for (size_t j = 0; j < b.n; j++) {
 				clause_t cl = { 0 };
@@ -350,10 +368,11 @@ fail:
 	return -1;
 }
 
-/* A fresh auxiliary predicate over the free variables of c->f; returns
- * the atom A(free vars), or NULL. */
+/* A fresh auxiliary predicate over the free variables of c->f (and, if
+ * lifted, the variables kept as clause variables); returns the atom
+ * A(those variables), or NULL. */
 static struct mln_node *
-aux_atom(struct cctx *c, int k)
+aux_atom(struct cctx *c, int k, int lifted)
 {
 	const struct mln_formula *f = c->f;
 	struct mln_pred p = { 0 };
@@ -361,8 +380,9 @@ aux_atom(struct cctx *c, int k)
 	char name[64];
 	int arity = 0, j = 0;
 
+#define AUX_ARG(i) (f->free[i] || (lifted && c->lifted[i]))
 	for (int i = 0; i < f->nvars; i++)
-		arity += f->free[i];
+		arity += AUX_ARG(i);
 	do
 		snprintf(name, sizeof name, "_aux%d", k++);
 	while (smap_get(&c->out->predmap, name) >= 0);
@@ -386,7 +406,7 @@ aux_atom(struct cctx *c, int k)
 		return NULL;
 	}
 	for (int i = 0; i < f->nvars; i++)
-		if (f->free[i]) {
+		if (AUX_ARG(i)) {
 			p.types[j] = f->vartypes[i];
 			a->args[j].var = i;
 			a->args[j].cst = -1;
@@ -406,6 +426,68 @@ aux_atom(struct cctx *c, int k)
 	}
 	a->pred = (int)c->out->preds.n - 1;
 	return a;
+#undef AUX_ARG
+}
+
+/* The NNF tree of !n, for an NNF tree n (a new tree). */
+static struct mln_node *
+nnf_not(struct cctx *c, const struct mln_node *n)
+{
+	struct mln_node *x;
+
+	switch (n->kind) {
+	case MLN_AND:
+	case MLN_OR:
+		x = nnf_not(c, n->a);
+		return mk(c, n->kind == MLN_AND ? MLN_OR : MLN_AND, x,
+		    nnf_not(c, n->b));
+	case MLN_TRUE:
+	case MLN_FALSE:
+		return mk(c, n->kind == MLN_TRUE ? MLN_FALSE : MLN_TRUE, NULL,
+		    NULL);
+	default:
+		if (!(x = mln_node_copy(n->kind == MLN_NOT ? n->a : n)))
+			c->oom = 1;
+		return n->kind == MLN_NOT ? x : mk(c, MLN_NOT, x, NULL);
+	}
+}
+
+/* Tseitin's encoding: the CNF x of the NNF tree n becomes the one
+ * clause Y, Y a fresh atom over the formula's variables, with the hard
+ * clauses of Y <=> n: (!Y v C) for each clause C of x, (Y v D) for each
+ * clause D of !n.  Each world of the other atoms has one value of Y
+ * that satisfies them, so Z, the marginals and the heaviest world are
+ * as before, with clauses that add where distribution multiplies. */
+static int
+tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x)
+{
+	struct mln_node *y = aux_atom(c, c->naux++, 1), *nn = NULL;
+	cnf_t d = { 0 };
+	clause_t one = { 0 };
+
+	if (!y || VEC_PUSH(c->owned, y) < 0) {
+		mln_node_free(y);
+		c->oom = 1;
+		return -1;
+	}
+	for (size_t i = 0; i < x->n && !c->oom; i++)
+		if (add_formula(c, clause_node(c, &x->v[i], 0, mk(c, MLN_NOT,
+		    mln_node_copy(y), NULL)), 0, 1) < 0)
+			c->oom = 1;
+	if (!c->oom && (nn = nnf_not(c, n)) && to_cnf(c, nn, &d) == 0)
+		for (size_t i = 0; i < d.n && !c->oom; i++)
+			if (add_formula(c, clause_node(c, &d.v[i], 0,
+			    mln_node_copy(y)), 0, 1) < 0)
+				c->oom = 1;
+	cnf_free(&d);
+	mln_node_free(nn);
+	cnf_free(x);
+	if (c->oom || VEC_PUSH(one, y) < 0 || VEC_PUSH(*x, one) < 0) {
+		free(one.v);
+		c->oom = 1;
+		return -1;
+	}
+	return 0;
 }
 
 /* Constant val of model arg is named by key (smap_copy's callback). */
@@ -490,7 +572,7 @@ lifted_soft(struct cctx *c, int naux, double groundings, double *log_const)
 		mln_node_free(g);
 		return c->oom ? -1 : 0;
 	}
-	if (to_cnf(g, &cg) < 0 || !(x = aux_atom(c, naux)))
+	if (to_cnf(c, g, &cg) < 0 || !(x = aux_atom(c, naux, 0)))
 		goto done;
 	for (size_t i = 0; i < cg.n && !c->oom; i++) {
 		struct mln_node *na = mk(c, MLN_NOT, mln_node_copy(x), NULL);
@@ -520,6 +602,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 	c.m = m;
 	c.d = d;
 	c.max = max;
+	c.naux = 1;
 	if (!(c.out = copy_signature(m)))
 		return err_oom(e);
 	for (size_t k = 0; k < m->formulas.n && !c.oom; k++) {
@@ -560,7 +643,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 			}
 		}
 		c.lift = f->hard;
-		if (!(pos = nnf(&c, f->root, 0)) || to_cnf(pos, &cp) < 0) {
+		if (!(pos = nnf(&c, f->root, 0)) || to_cnf(&c, pos, &cp) < 0) {
 			c.oom = 1;
 			goto next;
 		}
@@ -591,8 +674,8 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 		} else {
 			/* A <=> F: (!A v C) for each clause C of F, (A v D) for
 			 * each clause D of !F, and the weight on A */
-			struct mln_node *a = aux_atom(&c, naux++);
-			if (!a || !(neg = nnf(&c, f->root, 1)) || to_cnf(neg, &cn) < 0) {
+			struct mln_node *a = aux_atom(&c, naux++, 0);
+			if (!a || !(neg = nnf(&c, f->root, 1)) || to_cnf(&c, neg, &cn) < 0) {
 				mln_node_free(a);
 				c.oom = 1;
 				goto next;
@@ -620,6 +703,9 @@ next:
 	free(c.subst);
 	free(c.once);
 	free(c.lifted);
+	for (size_t i = 0; i < c.owned.n; i++)
+		mln_node_free(c.owned.v[i]);
+	free(c.owned.v);
 	if (c.oom) {
 		mln_free(c.out);
 		return err_oom(e);

@@ -256,6 +256,52 @@ START_TEST(test_clauses_exist)
 }
 END_TEST
 
+/* EXIST over a conjunction distributes into 3^9 clauses at three
+ * constants; with Tseitin atoms the clauses add up instead, and log Z
+ * and the heaviest world's log weight stay as brute force on the
+ * formulas themselves gives them (two constants, where both fit). */
+START_TEST(test_clauses_tseitin)
+{
+	static const char *const body =
+	    "R(t,t)\nS(t,t)\n"
+	    "1.2 EXIST y, z (R(x,y) ^ S(y,z) ^ R(z,x))\n"
+	    "-0.8 EXIST y, z (S(x,y) ^ R(y,z) ^ !S(z,z))\n"
+	    "EXIST y, z (R(x,y) ^ S(y,z) ^ S(z,x)) v S(x,x).\n";
+
+	for (int i = 0; i < 2; i++) {
+		struct mln_model *m = NULL, *c = NULL, *cm = NULL;
+		struct mln_domain *d, *md;
+		struct err e = { 0 };
+		double k = 0, km = 0, lz1, lz2, mx1, mx2;
+		struct buf b;
+		buf_init(&b);
+		buf_printf(&b, "%s%s", i ? "t = {A, B, C}\n" : "t = {A, B}\n", body);
+		ck_assert_int_eq(mln_parse(b.s, b.len, "t.mln", &m, &e), 0);
+		d = tu_domains(m);
+		md = tu_mln_domains(m, d);
+		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
+		ck_assert_int_eq(mln_to_clauses(m, md, 1, &cm, &km, &e), 0);
+		ck_assert_msg(c->formulas.n < (i ? 400 : 100), "%zu clauses",
+		    c->formulas.n);
+		for (size_t j = 0; j < c->formulas.n; j++)
+			ck_assert_ptr_null(strstr(c->formulas.v[j].text, " ^ "));
+		if (i == 0) {
+			ck_assert_int_eq(tu_brute_model_max(m, d, &lz1, &mx1, &e), 0);
+			ck_assert_int_eq(tu_brute_model(c, d, &lz2, &e), 0);
+			ck_assert_double_eq_tol(lz1, lz2 + k, 1e-9 * (1 + fabs(lz1)));
+			ck_assert_int_eq(tu_brute_model_max(cm, d, &lz2, &mx2, &e), 0);
+			ck_assert_double_eq_tol(mx1, mx2 + km, 1e-9 * (1 + fabs(mx1)));
+		}
+		buf_free(&b);
+		store_domains_free(d, (int)m->types.n);
+		free(md);
+		mln_free(c);
+		mln_free(cm);
+		mln_free(m);
+	}
+}
+END_TEST
+
 START_TEST(test_parse_oom)
 {
 	/* every allocation failure is reported, never a crash */
@@ -399,6 +445,7 @@ main(void)
 		test_errors,
 		test_clauses_keep_log_z,
 		test_clauses_exist,
+		test_clauses_tseitin,
 		test_parse_oom,
 		test_limits,
 		test_evidence_and_domain_limit,
