@@ -68,7 +68,7 @@ same||bench/same.sh quick
 X
 else
 	cat >"$dir/plan" <<'X'
-load|BENCH_SIZES="500000 1000000" BENCH_ORDERS=scrambled|bench/load.sh
+load|BENCH_SIZES="1000000 2000000" BENCH_ORDERS=scrambled|bench/load.sh
 cubes|CUBES_CHECK=0 FS_SIZES=100000|bench/cubes.sh
 exact|EXACT_SIZES=800|bench/exact.sh sizes
 large||bench/exact.sh large
