@@ -228,17 +228,19 @@ targets_() {
 		if (m == "") { print "| lis 10x faster than ground-lis at equal error | not run | |"; exit }
 		printf "| lis 10x faster than ground-lis at equal error (T01 of Figure 2) | %s | %s |\n", no ? (y ? "**met on " y " of " y + no " points**: where the evidence leaves interchangeable constants (bench/blocks.sh)" : "**missed**") : "**met**", m
 	}' "$dir/fig2.out"
-	# MAP: a proven optimum within 10 s on each dump (a gap in % of the log
-	# weight says little where the evidence's constant dwarfs what moves)
+	# MAP: a proven optimum, or a gap under 0.1% (issue 25), within 10 s on
+	# each dump (a gap in % of the log weight says little where the
+	# evidence's constant dwarfs what moves: Cora's abs gap is shown)
 	awk -F' *[|] *' '/^[|] *[a-z]/ && $2 != "data" {
 		n++
 		if ($5 ~ /^failed/) { bad = bad " " $2 " (failed)"; next }
-		if ($7 == 1 && $3 + 0 <= 10) ok++
-		else bad = bad " " $2 " (" $3 " s, gap " $8 ")"
+		if (($7 == 1 || $9 + 0 < 0.1) && $3 + 0 <= 10) ok++
+		else bad = bad " " $2 " (" $3 " s, gap " $9 ")"
+		if ($7 != 1) gaps = gaps sprintf("%s%s %s", gaps == "" ? "" : ", ", $2, $9)
 	}
 	END {
-		if (!n) { print "| MAP: a proven optimum within 10 s on each real dump | not run | |"; exit }
-		printf "| MAP: a proven optimum within 10 s on each real dump | %s | %d of %d dumps%s |\n", ok == n ? "**met**" : "**missed**", ok, n, bad != "" ? "; not:" bad : ""
+		if (!n) { print "| MAP: a proven optimum or a gap under 0.1% within 10 s on each real dump | not run | |"; exit }
+		printf "| MAP: a proven optimum or a gap under 0.1%% within 10 s on each real dump | %s | %d of %d dumps%s%s |\n", ok == n ? "**met**" : "**missed**", ok, n, gaps != "" ? "; gaps: " gaps : "", bad != "" ? "; not:" bad : ""
 	}' "$dir/map.out" 2>/dev/null
 	# MAP beside the peers: sqlift's world, rescored, at least as heavy as
 	# every peer's that answered (one scorer, printed to 1e-6: the same
