@@ -333,15 +333,13 @@ os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME" || uname -sr)
 cat <<X
 # sqlift benchmark results
 
-Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the
-full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh all\`).
+Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh all\`).
 Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
 - Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '; sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
 - Machine: $cpu, $(nproc) cores, $mem, $os, $(gcc --version 2>/dev/null | head -n 1 | sed 's/ (.*)//')
-- Machine load (1, 5, 15 min): $load0 at the start, $load1 at the end; above 1 on $(nproc) cores, other jobs shared the CPU,
-  so wall times are upper bounds and ratios within one run count more than absolute times.
+- Machine load (1, 5, 15 min): $load0 at the start, $load1 at the end; above 1 on $(nproc) cores, other jobs shared the CPU, so wall times are upper bounds and ratios within one run count more than absolute times.
 
 ## Targets
 
@@ -462,16 +460,23 @@ cat <<X
 
 ## MAP (issue 25)
 
-All evidence, \`--max-seconds 10\`; gap: bound minus log weight; rescored: by bench/map-score.py, apart from sqlift. $(cmdline map)
+All evidence, \`--max-seconds 10\`; gap: bound minus log weight; rescored: by bench/map-score.py, apart from sqlift. $(cmdline map)$([ -s "$dir/mappeers.out" ] && echo " Alchemy, Tuffy: the log weight of the world of Alchemy's MaxWalkSAT and Tuffy's WalkSAT given the same 10 s (Alchemy 10^6 steps), rescored by sqlift exact on the evidence plus the world, and their whole-process seconds (the target compares them with bench/map-peers.sh's own sqlift run). $(cmdline mappeers)")
 
 X
-tables map
 if [ -s "$dir/mappeers.out" ]; then
-	cat <<X
-
-Beside Alchemy's MaxWalkSAT and Tuffy's WalkSAT, the same seconds (Tuffy with its PostgreSQL grounding; Alchemy's steps $((100000 * 10)) for 10 s), each world rescored by sqlift exact on the evidence plus the world. $(cmdline mappeers)
-X
-	tables mappeers
+	# the peers' worlds as two more columns of sqlift's rows
+	tables map >"$dir/map.md"
+	awk -F' *[|] *' 'FNR == NR { if ($2 ~ /^[a-z]/ && $2 != "data") {
+		p = $4 ~ /Alchemy/ ? "a" : $4 ~ /Tuffy/ ? "t" : ""
+		w = $7 ~ /^-?[0-9.]+$/ ? $7 : $7 ~ /^killed/ ? "killed" : "failed"
+		if (p != "") v[$2, p] = w " (" $5 " s)" }
+		next }
+	/^[|] data / { print $0 " Alchemy | Tuffy |"; next }
+	/^[|]---/ { print $0 "---|---|"; next }
+	/^[|] [a-z]/ { print $0 " " v[$2, "a"] " | " v[$2, "t"] " |"; next }
+	{ print }' "$dir/mappeers.out" "$dir/map.md"
+else
+	tables map
 fi
 cat <<X
 
