@@ -208,6 +208,37 @@ next:
 }
 END_TEST
 
+/* A model parsed from text and its clauses for sums (c, constant k) and
+ * for max (cm, km), over the test domains d (md for the converter). */
+struct cl2 {
+	struct mln_model *m, *c, *cm;
+	struct mln_domain *d, *md;
+	double k, km;
+};
+
+static void
+cl2_make(struct cl2 *x, const char *text)
+{
+	struct err e = { 0 };
+
+	memset(x, 0, sizeof *x);
+	ck_assert_int_eq(mln_parse(text, strlen(text), "t.mln", &x->m, &e), 0);
+	x->d = tu_domains(x->m);
+	x->md = tu_mln_domains(x->m, x->d);
+	ck_assert_int_eq(mln_to_clauses(x->m, x->md, 0, &x->c, &x->k, &e), 0);
+	ck_assert_int_eq(mln_to_clauses(x->m, x->md, 1, &x->cm, &x->km, &e), 0);
+}
+
+static void
+cl2_free(struct cl2 *x)
+{
+	store_domains_free(x->d, (int)x->m->types.n);
+	free(x->md);
+	mln_free(x->c);
+	mln_free(x->cm);
+	mln_free(x->m);
+}
+
 /* Tuffy's UW-CSE form: a negative weight on EXIST becomes A => (the
  * negation, a universal: no clause over every constant) with
  * log(e^|w| - 1) on A for sums and |w| for max; weight 0 is dropped.
@@ -219,39 +250,29 @@ START_TEST(test_clauses_exist)
 	    "t = {A, B, C, D, E, F, G, H, I, J, K, L, M, N, O, P, Q, R, S}\n" };
 
 	for (int i = 0; i < 2; i++) {
-		struct mln_model *m = NULL, *c = NULL, *cm = NULL;
-		struct mln_domain *d;
-		struct mln_domain *md;
 		struct err e = { 0 };
-		double k = 0, km = 0, lz1, lz2;
+		double lz1, lz2;
+		struct cl2 x;
 		struct buf b;
 		buf_init(&b);
 		buf_printf(&b, "%sS(t)\nR(t,t)\nU(t,t)\n"
 		    "-2.47 EXIST y !S(x) v R(x,y) v U(x,y)\n0 EXIST y R(y,x)\n"
 		    "0.5 R(x,y) => S(y)\n", doms[i]);
-		ck_assert_int_eq(mln_parse(b.s, b.len, "t.mln", &m, &e), 0);
-		d = tu_domains(m);
-		md = tu_mln_domains(m, d);
-		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
-		ck_assert_int_eq(mln_to_clauses(m, md, 1, &cm, &km, &e), 0);
+		cl2_make(&x, b.s);
 		/* A => S(x), A => !R(x,y), A => !U(x,y), A, and the last one */
-		ck_assert_int_eq((int)c->formulas.n, 5);
-		ck_assert_int_eq((int)cm->formulas.n, 5);
-		ck_assert(c->formulas.v[3].weight == log(expm1(2.47)));
-		ck_assert(cm->formulas.v[3].weight == 2.47);
-		ck_assert_double_eq_tol(k, -2.47 * (i ? 19 : 2), 1e-9);
-		ck_assert(km == k);
+		ck_assert_int_eq((int)x.c->formulas.n, 5);
+		ck_assert_int_eq((int)x.cm->formulas.n, 5);
+		ck_assert(x.c->formulas.v[3].weight == log(expm1(2.47)));
+		ck_assert(x.cm->formulas.v[3].weight == 2.47);
+		ck_assert_double_eq_tol(x.k, -2.47 * (i ? 19 : 2), 1e-9);
+		ck_assert(x.km == x.k);
 		if (i == 0) {
-			ck_assert_int_eq(tu_brute_model(m, d, &lz1, &e), 0);
-			ck_assert_int_eq(tu_brute_model(c, d, &lz2, &e), 0);
-			ck_assert_double_eq_tol(lz1, lz2 + k, 1e-9);
+			ck_assert_int_eq(tu_brute_model(x.m, x.d, &lz1, &e), 0);
+			ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
+			ck_assert_double_eq_tol(lz1, lz2 + x.k, 1e-9);
 		}
 		buf_free(&b);
-		store_domains_free(d, (int)m->types.n);
-		free(md);
-		mln_free(c);
-		mln_free(cm);
-		mln_free(m);
+		cl2_free(&x);
 	}
 }
 END_TEST
@@ -269,35 +290,29 @@ START_TEST(test_clauses_tseitin)
 	    "EXIST y, z (R(x,y) ^ S(y,z) ^ S(z,x)) v S(x,x).\n";
 
 	for (int i = 0; i < 2; i++) {
-		struct mln_model *m = NULL, *c = NULL, *cm = NULL;
-		struct mln_domain *d, *md;
 		struct err e = { 0 };
-		double k = 0, km = 0, lz1, lz2, mx1, mx2;
+		double lz1, lz2, mx1, mx2;
+		struct cl2 x;
 		struct buf b;
 		buf_init(&b);
 		buf_printf(&b, "%s%s", i ? "t = {A, B, C}\n" : "t = {A, B}\n", body);
-		ck_assert_int_eq(mln_parse(b.s, b.len, "t.mln", &m, &e), 0);
-		d = tu_domains(m);
-		md = tu_mln_domains(m, d);
-		ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
-		ck_assert_int_eq(mln_to_clauses(m, md, 1, &cm, &km, &e), 0);
-		ck_assert_msg(c->formulas.n < (i ? 400 : 100), "%zu clauses",
-		    c->formulas.n);
-		for (size_t j = 0; j < c->formulas.n; j++)
-			ck_assert_ptr_null(strstr(c->formulas.v[j].text, " ^ "));
+		cl2_make(&x, b.s);
+		ck_assert_msg(x.c->formulas.n < (i ? 400 : 100), "%zu clauses",
+		    x.c->formulas.n);
+		for (size_t j = 0; j < x.c->formulas.n; j++)
+			ck_assert_ptr_null(strstr(x.c->formulas.v[j].text, " ^ "));
 		if (i == 0) {
-			ck_assert_int_eq(tu_brute_model_max(m, d, &lz1, &mx1, &e), 0);
-			ck_assert_int_eq(tu_brute_model(c, d, &lz2, &e), 0);
-			ck_assert_double_eq_tol(lz1, lz2 + k, 1e-9 * (1 + fabs(lz1)));
-			ck_assert_int_eq(tu_brute_model_max(cm, d, &lz2, &mx2, &e), 0);
-			ck_assert_double_eq_tol(mx1, mx2 + km, 1e-9 * (1 + fabs(mx1)));
+			ck_assert_int_eq(tu_brute_model_max(x.m, x.d, &lz1, &mx1, &e),
+			    0);
+			ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
+			ck_assert_double_eq_tol(lz1, lz2 + x.k, 1e-9 * (1 + fabs(lz1)));
+			ck_assert_int_eq(tu_brute_model_max(x.cm, x.d, &lz2, &mx2, &e),
+			    0);
+			ck_assert_double_eq_tol(mx1, mx2 + x.km,
+			    1e-9 * (1 + fabs(mx1)));
 		}
 		buf_free(&b);
-		store_domains_free(d, (int)m->types.n);
-		free(md);
-		mln_free(c);
-		mln_free(cm);
-		mln_free(m);
+		cl2_free(&x);
 	}
 }
 END_TEST
