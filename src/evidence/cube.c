@@ -57,16 +57,21 @@ known_clear(struct sigs *g)
 	g->known.cons.n = g->known.cat.n = 0;
 }
 
-/* 0 when every constant of the sides is in its argument's domain. */
+/* 0 when every constant of the sides is in its argument's domain and
+ * is a constant (has a rank). */
 static int
-side_check(struct store *s, int pi, const struct store_ids *side)
+side_check(struct store *s, const struct sigs *g, int pi,
+    const struct store_ids *side)
 {
 	const struct store_pred *p = store_pred_at(s, pi);
 
 	for (int i = 0; i < p->arity; i++) {
 		int t = store_type_at(s, p->types[i]);
+		/* a domain row may name no constant: no rank then, and the
+		 * unknown cubes index their marks by rank */
 		for (size_t k = 0; k < side[i].n; k++)
-			if (!store_in_domain(s, t, side[i].v[k]))
+			if (!store_in_domain(s, t, side[i].v[k]) ||
+			    idmap_get(&g->rank, side[i].v[k]) < 0)
 				return -1;
 	}
 	return 0;
@@ -83,7 +88,7 @@ cube_emit(struct store *s, struct sigs *g, int pi, int truth, int64_t atoms,
 
 	if ((rc = store_cube_put(s, pi, truth, atoms, side, 0, cons, e)))
 		return rc;
-	if (side_check(s, pi, side) < 0)
+	if (side_check(s, g, pi, side) < 0)
 		return err_set(e, SQLIFT_EDB, "%s: corrupt database: evidence "
 		    "of %s holds a constant id not in its domain", store_path(s),
 		    store_pred_at(s, pi)->name);

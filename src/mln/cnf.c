@@ -162,7 +162,18 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 				return nnf(c, n->a, neg);
 			}
 		}
-		return expand(c, n, 0, (n->kind == MLN_EXIST) != neg, neg);
+		{
+			/* a universal under an expanded existential stays
+			 * expanded: its copies in the disjuncts are separate
+			 * (EXIST z FORALL y is not FORALL y EXIST z) */
+			int disj = (n->kind == MLN_EXIST) != neg, lift = c->lift;
+			struct mln_node *x;
+			if (disj)
+				c->lift = 0;
+			x = expand(c, n, 0, disj, neg);
+			c->lift = lift;
+			return x;
+		}
 	}
 	return NULL;
 }
@@ -474,7 +485,9 @@ tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x)
 		if (add_formula(c, clause_node(c, &x->v[i], 0, mk(c, MLN_NOT,
 		    mln_node_copy(y), NULL)), 0, 1) < 0)
 			c->oom = 1;
-	if (!c->oom && (nn = nnf_not(c, n)) && to_cnf(c, nn, &d) == 0)
+	if (!c->oom && (!(nn = nnf_not(c, n)) || to_cnf(c, nn, &d) < 0))
+		c->oom = 1;  /* without its (Y v D) clauses Y would be free */
+	if (!c->oom)
 		for (size_t i = 0; i < d.n && !c->oom; i++)
 			if (add_formula(c, clause_node(c, &d.v[i], 0,
 			    mln_node_copy(y)), 0, 1) < 0)

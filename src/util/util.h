@@ -145,9 +145,11 @@ idmap_get(const struct idmap *m, int64_t id)
 {
 	size_t i;
 
-	if (!m->ids)
-		return id >= m->lo && (uint64_t)(id - m->lo) < m->n ?
-		    m->val[id - m->lo] : -1;
+	if (!m->ids) {
+		/* unsigned: id - lo may pass INT64_MAX */
+		uint64_t o = (uint64_t)id - (uint64_t)m->lo;
+		return o < m->n ? m->val[o] : -1;
+	}
 	i = i64_lower(m->ids, m->n, id);
 	return i < m->n && m->ids[i] == id ? m->val[i] : -1;
 }

@@ -191,6 +191,43 @@ bt_rand(unsigned *rs, unsigned n)
 	return (*rs >> 16) % n;
 }
 
+/* A domain row whose id names no constant, used by the evidence (a
+ * crafted database): cubes stops with "corrupt database", through the
+ * in-memory cover and through the SQL splitter alike (whose unknown
+ * cubes index their marks by the constants' ranks). */
+START_TEST(test_orphan_constant)
+{
+	const char *dbp = tu_file("o.db", NULL);
+	const char *evs[1] = { tu_file("o.txt", "R(A,B)\n!R(B,A)\nR(A,A)\n") };
+
+	for (int round = 0; round < 2; round++) {
+		FILE *out = fopen("/dev/null", "w");
+		int64_t n;
+		sqlite3 *db;
+		sqlift *h;
+		unlink(dbp);
+		cube_set_memory_limit(round ? 0 : 200000);
+		ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+		ck_assert_int_eq(sqlift_load(h, tu_file("o.mln", "R(p,p)\n"
+		    "1 R(x,y) => R(y,x)\n"), evs, 1, 0, &n), 0);
+		sqlift_close(h);
+		ck_assert_int_eq(sqlite3_open(dbp, &db), SQLITE_OK);
+		ck_assert_int_eq(sqlite3_exec(db, "INSERT INTO domains SELECT "
+		    "type_id, 999 FROM types; INSERT INTO ev_1 VALUES (999, "
+		    "(SELECT min(const_id) FROM constants), 1)", NULL, NULL, NULL),
+		    SQLITE_OK);
+		sqlite3_close(db);
+		ck_assert_int_eq(sqlift_open(dbp, 0, &h), 0);
+		ck_assert_int_ne(sqlift_cubes(h, out), 0);
+		ck_assert_msg(strstr(sqlift_errmsg(h), "corrupt database") != NULL,
+		    "round %d: %s", round, sqlift_errmsg(h));
+		sqlift_close(h);
+		fclose(out);
+	}
+	cube_set_memory_limit(200000);
+}
+END_TEST
+
 /* Evidence with symmetry to find: diagonals, symmetric pairs, matchings,
  * copies of one constant's evidence, and some noise. */
 static void
@@ -637,6 +674,7 @@ main(void)
 {
 	const TTest *const tests[] = {
 		test_random_cubes,
+		test_orphan_constant,
 		test_blocks_coarsest,
 		test_migration_from_v1,
 		test_cover_canonical,
