@@ -243,8 +243,7 @@ store_close(struct store *s)
 	free(s->pstmt.v);
 	free(s->type_ids.v);
 	free(s->type_names.v);
-	free(s->dom_bits.v);
-	free(s->dom_cap.v);
+	free(s->dom_set.v);
 	free(s->dom_n.v);
 	sqlite3_close(s->db);
 	if (s->created && !s->committed && *s->path) {

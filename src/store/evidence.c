@@ -17,25 +17,13 @@
 int
 evidence_dom_mark(struct store *s, int t, int64_t cid)
 {
-	size_t need = (size_t)cid / 8 + 1;
+	int r;
 
 	if (cid < 0 || cid > INT32_MAX)
 		return -2;  /* no constant has it */
-
-	if (need > s->dom_cap.v[t]) {
-		size_t cap = need * 2;
-		unsigned char *b = xrealloc(s->dom_bits.v[t], cap);
-		if (!b)
-			return -1;
-		memset(b + s->dom_cap.v[t], 0, cap - s->dom_cap.v[t]);
-		s->dom_bits.v[t] = b;
-		s->dom_cap.v[t] = cap;
-	}
-	if (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)))
-		return 0;
-	s->dom_bits.v[t][cid / 8] |= (unsigned char)(1u << (cid % 8));
-	s->dom_n.v[t]++;
-	return 1;
+	if ((r = idset_add(&s->dom_set.v[t], cid)) == 1)
+		s->dom_n.v[t]++;
+	return r;
 }
 
 void
@@ -48,9 +36,8 @@ store_set_limits(struct store *s, int64_t max_constants, int64_t max_domain)
 int
 store_in_domain(const struct store *s, int t, int64_t cid)
 {
-	return t >= 0 && (size_t)t < s->dom_cap.n && cid >= 0 &&
-	    (uint64_t)cid / 8 < s->dom_cap.v[t] &&
-	    (s->dom_bits.v[t][cid / 8] & (1u << (cid % 8)));
+	return t >= 0 && (size_t)t < s->dom_set.n &&
+	    idset_has(&s->dom_set.v[t], cid);
 }
 
 /* const_put and domain_put, prepared on first use (by a load). */

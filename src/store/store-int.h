@@ -34,7 +34,7 @@ struct store {
 	struct smap predmap;
 	VEC(int64_t) type_ids;
 	VEC(char *) type_names;
-	int consts_ok;         /* consts, dom_bits, dom_n loaded */
+	int consts_ok;         /* consts, dom_set, dom_n loaded */
 	/* evidence.c: constants' names by id (one block, names_by_id), kept
 	 * for the rest of a snapshot or shadow transaction, which adds none */
 	char **names;
@@ -46,8 +46,7 @@ struct store {
 	uint64_t dom_key[2];
 	int dom_key_ok;
 	struct smap consts;    /* name -> const_id */
-	VEC(unsigned char *) dom_bits; /* per type index: bitset over const_id */
-	VEC(size_t) dom_cap;
+	VEC(struct idset) dom_set; /* per type index: its constants' ids */
 	VEC(int64_t) dom_n;    /* per type index: members marked */
 	int64_t max_constants, max_domain;  /* limits of a load */
 	sqlite3_stmt *const_put, *domain_put;

@@ -480,6 +480,94 @@ idmap_free(struct idmap *m)
 	memset(m, 0, sizeof *m);
 }
 
+static size_t
+idset_slot(const struct idset *s, int64_t id)
+{
+	size_t h = (size_t)hash_mix(FNV_INIT, (uint64_t)id) & (s->slots - 1);
+
+	while (s->keys[h] >= 0 && s->keys[h] != id)
+		h = (h + 1) & (s->slots - 1);
+	return h;
+}
+
+/* The hash table at slots, holding the ids of s (either form). */
+static int
+idset_rehash(struct idset *s, size_t slots)
+{
+	struct idset t = { NULL, 0, NULL, slots, 0 };
+
+	if (!(t.keys = xmalloc(slots * sizeof *t.keys)))
+		return -1;
+	memset(t.keys, -1, slots * sizeof *t.keys);
+	for (size_t i = 0; s->keys && i < s->slots; i++)
+		if (s->keys[i] >= 0)
+			t.keys[idset_slot(&t, s->keys[i])] = s->keys[i];
+	for (size_t i = 0; !s->keys && i < s->nbytes * 8; i++)
+		if (s->bits[i / 8] & (1u << (i % 8)))
+			t.keys[idset_slot(&t, (int64_t)i)] = (int64_t)i;
+	t.n = s->n;
+	idset_free(s);
+	*s = t;
+	return 0;
+}
+
+int
+idset_add(struct idset *s, int64_t id)
+{
+	size_t need = (size_t)((uint64_t)id / 8) + 1, h;
+
+	if (!s->keys && need > s->nbytes) {
+		/* 8 bytes of bitmap per id, and 4 KiB: past that, a table */
+		if (need <= 8 * (s->n + 1) + 4096) {
+			size_t cap = need * 2 > 8 * (s->n + 1) + 4096 ? need :
+			    need * 2;
+			unsigned char *b = xrealloc(s->bits, cap);
+			if (!b)
+				return -1;
+			memset(b + s->nbytes, 0, cap - s->nbytes);
+			s->bits = b;
+			s->nbytes = cap;
+		} else if (idset_rehash(s, 64 > 4 * s->n ? 64 : 4 * s->n) < 0)
+			return -1;
+	}
+	if (!s->keys) {
+		if (s->bits[id / 8] & (1u << (id % 8)))
+			return 0;
+		s->bits[id / 8] |= (unsigned char)(1u << (id % 8));
+		s->n++;
+		return 1;
+	}
+	if (s->keys[h = idset_slot(s, id)] == id)
+		return 0;
+	if (2 * (s->n + 1) > s->slots) {
+		if (idset_rehash(s, s->slots * 2) < 0)
+			return -1;
+		h = idset_slot(s, id);
+	}
+	s->keys[h] = id;
+	s->n++;
+	return 1;
+}
+
+int
+idset_has(const struct idset *s, int64_t id)
+{
+	if (id < 0)
+		return 0;
+	if (s->keys)
+		return s->keys[idset_slot(s, id)] == id;
+	return (uint64_t)id / 8 < s->nbytes &&
+	    (s->bits[id / 8] & (1u << (id % 8)));
+}
+
+void
+idset_free(struct idset *s)
+{
+	free(s->bits);
+	free(s->keys);
+	memset(s, 0, sizeof *s);
+}
+
 double
 log_add(double a, double b)
 {

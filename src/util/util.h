@@ -154,6 +154,23 @@ idmap_get(const struct idmap *m, int64_t id)
 	return i < m->n && m->ids[i] == id ? m->val[i] : -1;
 }
 
+/* A growing set of ids >= 0 (a type's domain while it loads): a bitmap
+ * while the ids stay within 64 times their count plus 32768, else an
+ * open hash table, so that a far id costs no memory. */
+struct idset {
+	unsigned char *bits;   /* bitmap: id i is bit i % 8 of bits[i / 8] */
+	size_t nbytes;
+	int64_t *keys;         /* hash table (when not NULL): -1 for empty */
+	size_t slots;          /* a power of two, at least twice n */
+	size_t n;              /* ids in the set */
+};
+
+/* Adds id (>= 0): 1 if it was not in the set, 0 if it was, -1 when out
+ * of memory (the set as before). */
+int idset_add(struct idset *s, int64_t id) WUR;
+int idset_has(const struct idset *s, int64_t id);
+void idset_free(struct idset *s);
+
 /* log(exp(a) + exp(b)), exact at -inf. */
 double log_add(double a, double b);
 
