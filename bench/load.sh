@@ -266,7 +266,7 @@ END {
 		r2 = sizes[k, n2]
 		g = r2 > 0 ? 100 * (rmax[k] - r2) / r2 : 0
 		# flat: at most 10% or 1 MiB more between the two largest loads
-		# (past 1,000,000 atoms, where SQLite's 8 MiB page cache, a
+		# (past 1,000,000 atoms, where the SQLite 8 MiB page cache, a
 		# bound, is full: 500,000 -> 1,000,000 grows while it fills)
 		v = (g <= 10 || rmax[k] - r2 <= 1024) ? "flat" : "GROWS"
 		printf "memory %-14s %8d -> %d atoms: %.1f -> %.1f MiB (%+.1f%%): %s" \
