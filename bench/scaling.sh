@@ -100,8 +100,8 @@ gen() {
 	"$SQLIFT" cubes "$f.sqlite" >/dev/null
 }
 
-# timed CMD...: "WALL CPU" seconds (each the median of 3 runs, of 1 past
-# SLOW s of wall), "stop" or "fail"; the last run's stdout in $dir/out.
+# timed CMD...: "WALL CPU" seconds (each the median of 3 runs, of 9 when
+# the first takes under 50 ms, of 1 past SLOW s of wall), "stop" or "fail"; the last run's stdout in $dir/out.
 # CPU is user + system of the process and its threads (a JVM's too):
 # on a shared machine wall time is mostly waiting for a core, CPU time
 # is not.  The time limit is kept by the timer (RUN), not a timeout
@@ -124,12 +124,17 @@ sys.exit(st)
 '
 timed() {
 	: >"$dir/times"
-	for i in 1 2 3; do
+	i=0 runs=3
+	while [ "$i" -lt "$runs" ]; do
+		i=$((i + 1))
 		st=0
 		python3 -c "$RUN" "$LIMIT" "$dir/out" "$dir/err" "$@" \
 		    >>"$dir/times" || st=$?
 		[ "$st" = 124 ] && { echo stop; return; }
 		[ "$st" = 0 ] || { echo fail; return; }
+		# under 50 ms one disk sync's hiccup doubles a run: 9 runs
+		[ "$i" = 1 ] && tail -n 1 "$dir/times" |
+		    awk '{ exit !($1 < 0.05) }' && runs=9
 		tail -n 1 "$dir/times" | awk -v s="$SLOW" '{ exit !($1 >= s) }' &&
 		    break
 	done
