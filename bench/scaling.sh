@@ -104,21 +104,27 @@ gen() {
 # the first takes under 50 ms, of 1 past SLOW s of wall), "stop" or "fail"; the last run's stdout in $dir/out.
 # CPU is user + system of the process and its threads (a JVM's too):
 # on a shared machine wall time is mostly waiting for a core, CPU time
-# is not.  The time limit is kept by the timer (RUN), not a timeout
-# process, whose own CPU would count.
+# is not.  The time limit is kept by a timer thread (RUN) that kills the
+# process, not a timeout process, whose own CPU would count, nor
+# subprocess's wait(timeout), which polls with sleeps of 0.5, 1, 2, 4 ...
+# 50 ms and so rounded a 6 ms run up to 7.8 or 15.9 ms.
 RUN='
-import resource, subprocess, sys, time
+import resource, subprocess, sys, threading, time
 def cpu():
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     return ru.ru_utime + ru.ru_stime
 with open(sys.argv[2], "w") as out, open(sys.argv[3], "w") as err:
     c0, t0 = cpu(), time.perf_counter()
-    try:
-        st = subprocess.run(sys.argv[4:], stdout=out, stderr=err,
-                            timeout=float(sys.argv[1])).returncode
-    except subprocess.TimeoutExpired:
-        st = 124
+    p = subprocess.Popen(sys.argv[4:], stdout=out, stderr=err)
+    killed = []
+    timer = threading.Timer(float(sys.argv[1]),
+                            lambda: (killed.append(1), p.kill()))
+    timer.start()
+    st = p.wait()  # blocks in waitpid: no polling
     t1, c1 = time.perf_counter(), cpu()
+    timer.cancel()
+    if killed:
+        st = 124
 print("%.4f %.4f" % (t1 - t0, c1 - c0))
 sys.exit(st)
 '
