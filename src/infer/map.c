@@ -572,6 +572,7 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 	}
 	for (int64_t t = 0; t < steps && w.nbad > 0; t++) {
 		int k = w.bad[ws_rand(&w) % (uint64_t)w.nbad], na = 0, u;
+		int chained = 0;       /* flips a chain made */
 		const struct ground_formula *f;
 		const int *code;
 		double bd = INFINITY;
@@ -603,18 +604,18 @@ walksat(const struct ground *g, uint64_t seed, int64_t steps,
 				bd = -1;
 			}
 		}
-		/* else a chain (its flips made by ws_chain) */
-		for (int j = 0, c; bd >= 0 && j < na && j < WALK_CHAIN_STARTS; j++)
-			if ((c = ws_chain(&w, atoms[j], ds[j])) > 0) {
-				*flips += c;
+		/* else a chain, whose flips ws_chain makes */
+		for (int j = 0; bd >= 0 && j < na && j < WALK_CHAIN_STARTS; j++)
+			if ((chained = ws_chain(&w, atoms[j], ds[j])) > 0) {
+				*flips += chained;
 				u = atoms[j];
-				bd = -2;
+				bd = -1;
 			}
 		if (bd >= 0 && ws_unit(&w) >= noise)
 			continue;
 		if (bd >= 0)
 			u = atoms[ws_rand(&w) % (uint64_t)na];
-		if (bd != -2) {
+		if (!chained) {
 			ws_flip(&w, u);
 			(*flips)++;
 		}

@@ -487,11 +487,10 @@ tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x)
 			c->oom = 1;
 	if (!c->oom && (!(nn = nnf_not(c, n)) || to_cnf(c, nn, &d) < 0))
 		c->oom = 1;  /* without its (Y v D) clauses Y would be free */
-	if (!c->oom)
-		for (size_t i = 0; i < d.n && !c->oom; i++)
-			if (add_formula(c, clause_node(c, &d.v[i], 0,
-			    mln_node_copy(y)), 0, 1) < 0)
-				c->oom = 1;
+	for (size_t i = 0; i < d.n && !c->oom; i++)
+		if (add_formula(c, clause_node(c, &d.v[i], 0, mln_node_copy(y)),
+		    0, 1) < 0)
+			c->oom = 1;
 	cnf_free(&d);
 	mln_node_free(nn);
 	cnf_free(x);

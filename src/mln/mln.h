@@ -48,8 +48,7 @@ struct mln_node {
 struct mln_type {
 	char *name;
 	VEC(int) consts;       /* declared constants (model constant index) */
-	unsigned char *member; /* bitset over model constants: in consts */
-	size_t member_cap;     /* bytes of member */
+	struct idset member;   /* the model constants in consts */
 };
 
 struct mln_pred {

@@ -151,22 +151,15 @@ int
 mln_type_add_const(struct mln_model *m, int t, int c)
 {
 	struct mln_type *ty = &m->types.v[t];
-	size_t byte = (size_t)c / 8;
 
-	if (byte >= ty->member_cap) {
-		size_t cap = (byte + 1) * 2;
-		unsigned char *b = xrealloc(ty->member, cap);
-		if (!b)
-			return -1;
-		memset(b + ty->member_cap, 0, cap - ty->member_cap);
-		ty->member = b;
-		ty->member_cap = cap;
-	}
-	if (ty->member[byte] & (1u << (c % 8)))
+	if (idset_has(&ty->member, c))
 		return 0;
 	if (VEC_PUSH(ty->consts, c) < 0)
 		return -1;
-	ty->member[byte] |= (unsigned char)(1u << (c % 8));
+	if (idset_add(&ty->member, c) < 0) {
+		ty->consts.n--;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1146,7 +1139,7 @@ mln_free(struct mln_model *m)
 	for (size_t i = 0; i < m->types.n; i++) {
 		free(m->types.v[i].name);
 		free(m->types.v[i].consts.v);
-		free(m->types.v[i].member);
+		idset_free(&m->types.v[i].member);
 	}
 	for (size_t i = 0; i < m->preds.n; i++) {
 		free(m->preds.v[i].name);

@@ -244,7 +244,6 @@ store_close(struct store *s)
 	free(s->type_ids.v);
 	free(s->type_names.v);
 	free(s->dom_set.v);
-	free(s->dom_n.v);
 	sqlite3_close(s->db);
 	if (s->created && !s->committed && *s->path) {
 		/* a failed first load leaves no database behind ("": SQLite's

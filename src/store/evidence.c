@@ -17,13 +17,9 @@
 int
 evidence_dom_mark(struct store *s, int t, int64_t cid)
 {
-	int r;
-
 	if (cid < 0 || cid > INT32_MAX)
 		return -2;  /* no constant has it */
-	if ((r = idset_add(&s->dom_set.v[t], cid)) == 1)
-		s->dom_n.v[t]++;
-	return r;
+	return idset_add(&s->dom_set.v[t], cid);
 }
 
 void
@@ -85,7 +81,8 @@ evidence_const_add(struct store *s, int t, const char *name, size_t len,
 	if ((r = evidence_dom_mark(s, t, cid)) < 0)
 		return r == -2 ? err_set(e, SQLIFT_EDB, "%s: corrupt database: "
 		    "constant id %lld", s->path, (long long)cid) : err_oom(e);
-	if (r == 1 && s->max_domain > 0 && s->dom_n.v[t] > s->max_domain)
+	if (r == 1 && s->max_domain > 0 &&
+	    (int64_t)s->dom_set.v[t].n > s->max_domain)
 		return err_set(e, SQLIFT_EINPUT, "the domain of %s has more than "
 		    "%lld constants (raise the limit with --max-domain)",
 		    s->type_names.v[t], (long long)s->max_domain);

@@ -36,7 +36,7 @@ model_cache_free(struct store *s)
 	s->type_names.n = s->type_ids.n = 0;
 	for (size_t i = 0; i < s->dom_set.n; i++)
 		idset_free(&s->dom_set.v[i]);
-	s->dom_set.n = s->dom_n.n = 0;
+	s->dom_set.n = 0;
 	smap_free(&s->consts);
 	s->consts_ok = 0;
 	free(s->names);
@@ -197,8 +197,7 @@ model_cache_load(struct store *s, struct err *e)
 			n = NULL;
 		}
 		if (!n || VEC_PUSH(s->type_ids, sqlite3_column_int64(st, 0)) < 0 ||
-		    VEC_PUSH(s->dom_set, (struct idset){ 0 }) < 0 ||
-		    VEC_PUSH(s->dom_n, 0) < 0) {
+		    VEC_PUSH(s->dom_set, (struct idset){ 0 }) < 0) {
 			sqlite3_finalize(st);
 			return err_oom(e);
 		}

@@ -26,7 +26,7 @@ struct store {
 	int busy_ms;           /* how long to wait for another's lock */
 	/* The catalogue, loaded at the start of each transaction by
 	 * model_cache_load() and freed by model_cache_free(): valid while
-	 * cache_ok; its constants and domains (consts to dom_n) only once
+	 * cache_ok; its constants and domains (consts, dom_set) only once
 	 * store_consts_load() has set consts_ok.  pstmt.v[i] belongs to preds.v[i]. */
 	int cache_ok;
 	VEC(struct store_pred) preds;
@@ -34,7 +34,7 @@ struct store {
 	struct smap predmap;
 	VEC(int64_t) type_ids;
 	VEC(char *) type_names;
-	int consts_ok;         /* consts, dom_set, dom_n loaded */
+	int consts_ok;         /* consts, dom_set loaded */
 	/* evidence.c: constants' names by id (one block, names_by_id), kept
 	 * for the rest of a snapshot or shadow transaction, which adds none */
 	char **names;
@@ -47,7 +47,6 @@ struct store {
 	int dom_key_ok;
 	struct smap consts;    /* name -> const_id */
 	VEC(struct idset) dom_set; /* per type index: its constants' ids */
-	VEC(int64_t) dom_n;    /* per type index: members marked */
 	int64_t max_constants, max_domain;  /* limits of a load */
 	sqlite3_stmt *const_put, *domain_put;
 	/* runs.c: prepared once per transaction, as runs add many rows */
