@@ -36,8 +36,31 @@ struct cctx {
 	int max;               /* clauses for the max semiring */
 	int naux;              /* the next auxiliary predicate's number */
 	VEC(struct mln_node *) owned; /* Tseitin atoms the CNFs borrow */
-	int oom;
+	size_t work;           /* nodes and clause literals made for f */
+	size_t work_max;       /* past it, f is too large (big) */
+	int big;               /* the line of the formula too large, or 0 */
+	int oom;               /* set also when big: every path stops */
 };
+
+/* Nodes and literals one formula may make: an <=> chain doubles at each
+ * link and a tree of them distributes, so 300 bytes could ask for
+ * terabytes.  A fixed part, and a share per constant for quantifiers
+ * expanded over large domains. */
+#define CNF_WORK_FIXED ((size_t)1 << 20)
+#define CNF_WORK_PER_CONST 64
+
+/* Counts k units of work for the formula; -1 (c->big, c->oom) past its
+ * budget. */
+static int
+spend(struct cctx *c, size_t k)
+{
+	if ((c->work += k) <= c->work_max)
+		return 0;
+	if (!c->big)
+		c->big = c->f->line > 0 ? c->f->line : 1;
+	c->oom = 1;
+	return -1;
+}
 
 static struct mln_node *
 mk(struct cctx *c, enum mln_kind k, struct mln_node *a, struct mln_node *b)
@@ -45,7 +68,7 @@ mk(struct cctx *c, enum mln_kind k, struct mln_node *a, struct mln_node *b)
 	int binary = k == MLN_AND || k == MLN_OR;
 	struct mln_node *n = NULL;
 
-	if ((k == MLN_NOT && !a) || (binary && (!a || !b)) ||
+	if ((k == MLN_NOT && !a) || (binary && (!a || !b)) || spend(c, 1) < 0 ||
 	    !(n = xcalloc(1, sizeof *n))) {
 		c->oom = 1;
 		mln_node_free(a);
@@ -94,30 +117,52 @@ lit_copy(struct cctx *c, const struct mln_node *n, int neg)
 
 static struct mln_node *nnf(struct cctx *c, const struct mln_node *n, int neg);
 
+/* The AND or OR of v[0 .. n) in their order, as a balanced tree: an
+ * EXIST over 60,000 constants made a left chain that deep, and every
+ * recursive walk of it overflowed the stack.  v is consumed; NULL when
+ * out of memory (every node freed). */
+static struct mln_node *
+balanced(struct cctx *c, enum mln_kind k, struct mln_node **v, size_t n)
+{
+	if (n == 0)
+		return mk(c, k == MLN_OR ? MLN_FALSE : MLN_TRUE, NULL, NULL);
+	while (n > 1) {
+		size_t h = 0;
+		for (size_t i = 0; i + 1 < n; i += 2)
+			v[h++] = mk(c, k, v[i], v[i + 1]);
+		if (n % 2)
+			v[h++] = v[n - 1];
+		n = h;
+	}
+	return v[0];
+}
+
 /* OR (or AND) of the body over every value of the bound variables. */
 static struct mln_node *
 expand(struct cctx *c, const struct mln_node *n, int k, int disj, int neg)
 {
 	int v, t;
-	struct mln_node *acc = NULL;
+	struct mln_node **x, *r;
 
 	if (k == n->nq)
 		return nnf(c, n->a, neg);
 	v = n->qvars[k];
 	t = c->f->vartypes[v];
-	for (int i = 0; i < c->d[t].n && !c->oom; i++) {
-		struct mln_node *x;
-		if ((c->subst[v] = mln_const(c->out, c->d[t].names[i])) < 0) {
+	if (!(x = xcalloc((size_t)c->d[t].n + 1, sizeof *x))) {
+		c->oom = 1;
+		return NULL;
+	}
+	for (int i = 0; i < c->d[t].n; i++) {
+		if (!c->oom && (c->subst[v] = mln_const(c->out,
+		    c->d[t].names[i])) < 0)
 			c->oom = 1;
-			break;
-		}
-		x = expand(c, n, k + 1, disj, neg);
-		acc = acc ? mk(c, disj ? MLN_OR : MLN_AND, acc, x) : x;
+		/* after a failure, NULLs: balanced() frees what was made */
+		x[i] = c->oom ? NULL : expand(c, n, k + 1, disj, neg);
 	}
 	c->subst[v] = -1;
-	if (!acc)
-		acc = mk(c, disj ? MLN_FALSE : MLN_TRUE, NULL, NULL);
-	return acc;
+	r = balanced(c, disj ? MLN_OR : MLN_AND, x, (size_t)c->d[t].n);
+	free(x);
+	return c->oom ? (mln_node_free(r), NULL) : r;
 }
 
 /* Negation normal form with quantifiers expanded: only AND, OR, TRUE,
@@ -280,7 +325,8 @@ to_cnf(struct cctx *c, const struct mln_node *n, cnf_t *out)
 		for (size_t i = 0; i < a.n; i++)
 			for (size_t j = 0; j < b.n; j++) {
 				clause_t cl = { 0 };
-				if (clause_cat(&cl, &a.v[i], &b.v[j]) < 0 ||
+				if (spend(c, a.v[i].n + b.v[j].n) < 0 ||
+				    clause_cat(&cl, &a.v[i], &b.v[j]) < 0 ||
 				    VEC_PUSH(*out, cl) < 0) {
 					free(cl.v);
 					goto done;
@@ -327,13 +373,21 @@ static struct mln_node *
 clause_node(struct cctx *c, const clause_t *cl, int negate,
     struct mln_node *extra)
 {
-	struct mln_node *acc = extra;
+	struct mln_node **x = xcalloc(cl->n + 2, sizeof *x), *r;
+	size_t n = 0;
 
-	for (size_t i = 0; i < cl->n; i++) {
-		struct mln_node *x = node_of_lit(c, cl->v[i], negate);
-		acc = acc ? mk(c, MLN_OR, acc, x) : x;
+	if (!x) {
+		c->oom = 1;
+		mln_node_free(extra);
+		return NULL;
 	}
-	return acc ? acc : mk(c, MLN_FALSE, NULL, NULL);
+	if (extra)
+		x[n++] = extra;
+	for (size_t i = 0; i < cl->n; i++)
+		x[n++] = node_of_lit(c, cl->v[i], negate);
+	r = balanced(c, MLN_OR, x, n);
+	free(x);
+	return r;
 }
 
 /* Appends a formula to out with f's variables. */
@@ -343,7 +397,7 @@ add_formula(struct cctx *c, struct mln_node *root, double w, int hard)
 	const struct mln_formula *f = c->f;
 	struct mln_formula g = { 0 };
 
-	if (!root || c->oom) {
+	if (!root || c->oom || spend(c, 4 + (size_t)f->nvars) < 0) {
 		mln_node_free(root);
 		return -1;
 	}
@@ -457,6 +511,8 @@ nnf_not(struct cctx *c, const struct mln_node *n)
 		return mk(c, n->kind == MLN_TRUE ? MLN_FALSE : MLN_TRUE, NULL,
 		    NULL);
 	default:
+		if (spend(c, 1) < 0)
+			return NULL;
 		if (!(x = mln_node_copy(n->kind == MLN_NOT ? n->a : n)))
 			c->oom = 1;
 		return n->kind == MLN_NOT ? x : mk(c, MLN_NOT, x, NULL);
@@ -615,6 +671,9 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 	c.d = d;
 	c.max = max;
 	c.naux = 1;
+	c.work_max = CNF_WORK_FIXED;
+	for (size_t t = 0; t < m->types.n; t++)
+		c.work_max += CNF_WORK_PER_CONST * (size_t)d[t].n;
 	if (!(c.out = copy_signature(m)))
 		return err_oom(e);
 	for (size_t k = 0; k < m->formulas.n && !c.oom; k++) {
@@ -625,6 +684,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 		int units = 1, quant;
 
 		c.f = f;
+		c.work = 0;
 		free(c.subst);
 		free(c.once);
 		free(c.lifted);
@@ -720,6 +780,12 @@ next:
 	free(c.owned.v);
 	if (c.oom) {
 		mln_free(c.out);
+		if (c.big)
+			return err_set(e, SQLIFT_ELIMIT, "%s:%d: the formula's "
+			    "clauses over the domains pass %zu nodes (each <=> "
+			    "doubles its sides, each quantifier multiplies them "
+			    "by its domain); split it with auxiliary predicates",
+			    m->file, c.big, c.work_max);
 		return err_oom(e);
 	}
 	*out = c.out;

@@ -76,7 +76,8 @@ node_text(struct buf *b, const struct mln_model *m, const struct mln_formula *f,
 		node_text(b, m, f, n->a, (n->kind == MLN_AND || n->kind == MLN_OR) &&
 		    n->a->kind == n->kind ? 1 : 0);
 		buf_puts(b, ops[n->kind]);
-		node_text(b, m, f, n->b, 0);
+		node_text(b, m, f, n->b, (n->kind == MLN_AND || n->kind == MLN_OR) &&
+		    n->b->kind == n->kind ? 1 : 0);
 		if (!top)
 			buf_puts(b, ")");
 		break;

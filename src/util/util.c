@@ -527,8 +527,14 @@ idset_add(struct idset *s, int64_t id)
 			memset(b + s->nbytes, 0, cap - s->nbytes);
 			s->bits = b;
 			s->nbytes = cap;
-		} else if (idset_rehash(s, 64 > 4 * s->n ? 64 : 4 * s->n) < 0)
-			return -1;
+		} else {
+			/* slots a power of two: idset_slot masks with slots-1 */
+			size_t slots = 64;
+			while (slots < 4 * s->n)
+				slots *= 2;
+			if (idset_rehash(s, slots) < 0)
+				return -1;
+		}
 	}
 	if (!s->keys) {
 		if (s->bits[id / 8] & (1u << (id % 8)))

@@ -352,6 +352,54 @@ START_TEST(test_clauses_tseitin)
 }
 END_TEST
 
+/* Each <=> doubles its sides, so a chain of 24 in 150 bytes would ask
+ * for terabytes (fuzz_mln: 2 GB in seconds): the conversion stops at its
+ * budget with the formula's line, quickly.  A quantifier expanded over a
+ * large domain is within it (the budget grows with the constants). */
+START_TEST(test_clauses_budget)
+{
+	struct err e = { 0 };
+	struct mln_model *m, *c = NULL;
+	struct mln_domain md[2] = { { 0 } };
+	static char a[] = "A", b[] = "B";
+	char *two[] = { a, b }, **many, *pool;
+	enum { N = 40000 };
+	double k;
+	struct buf t;
+
+	buf_init(&t);
+	buf_printf(&t, "t = {A, B}\nP(t)\n\n1 P(x)");
+	for (int i = 0; i < 24; i++)
+		buf_printf(&t, " <=> P(x)");
+	buf_printf(&t, "\n");
+	ck_assert_int_eq(mln_parse(t.s, strlen(t.s), "t.mln", &m, &e), 0);
+	md[0].n = 2;
+	md[0].names = two;
+	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), SQLIFT_ELIMIT);
+	ck_assert_ptr_null(c);
+	ck_assert_msg(strncmp(e.msg, "t.mln:4: ", 9) == 0, "%s", e.msg);
+	mln_free(m);
+	buf_free(&t);
+
+	many = calloc(N, sizeof *many);
+	pool = calloc(N, 8);
+	ck_assert(many && pool);
+	for (int i = 0; i < N; i++)
+		snprintf(many[i] = pool + 8 * i, 8, "C%d", i);
+	md[0].n = N;
+	md[0].names = many;
+	static const char *const big =
+	    "t = {A}\nP(t)\nR(t,t)\n1.5 EXIST y (R(x,y) v P(y))\n";
+	ck_assert_int_eq(mln_parse(big, strlen(big), "t.mln", &m, &e), 0);
+	ck_assert_int_eq(mln_to_clauses(m, md, 0, &c, &k, &e), 0);
+	ck_assert_int_eq((int)c->formulas.n, 1);
+	mln_free(c);
+	mln_free(m);
+	free(many);
+	free(pool);
+}
+END_TEST
+
 START_TEST(test_parse_oom)
 {
 	/* every allocation failure is reported, never a crash */
@@ -497,6 +545,7 @@ main(void)
 		test_clauses_exist,
 		test_clauses_tseitin,
 		test_clauses_exist_forall,
+		test_clauses_budget,
 		test_parse_oom,
 		test_limits,
 		test_evidence_and_domain_limit,
