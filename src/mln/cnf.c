@@ -46,7 +46,7 @@ struct cctx {
  * link and a tree of them distributes, so 300 bytes could ask for
  * terabytes.  A fixed part, and a share per constant for quantifiers
  * expanded over large domains. */
-#define CNF_WORK_FIXED ((size_t)1 << 20)
+#define CNF_WORK_FIXED ((size_t)1 << 18)
 #define CNF_WORK_PER_CONST 64
 
 /* Counts k units of work for the formula; -1 (c->big, c->oom) past its
