@@ -49,6 +49,14 @@ struct cctx {
 #define CNF_WORK_FIXED ((size_t)1 << 18)
 #define CNF_WORK_PER_CONST 64
 
+static size_t work_fixed = CNF_WORK_FIXED;
+
+void
+mln_clause_budget(size_t fixed)
+{
+	work_fixed = fixed ? fixed : CNF_WORK_FIXED;
+}
+
 /* Counts k units of work for the formula; -1 (c->big, c->oom) past its
  * budget. */
 static int
@@ -116,6 +124,8 @@ lit_copy(struct cctx *c, const struct mln_node *n, int neg)
 }
 
 static struct mln_node *nnf(struct cctx *c, const struct mln_node *n, int neg);
+static struct mln_node *named(struct cctx *c, struct mln_node *s);
+static struct mln_node *nnf_not(struct cctx *c, const struct mln_node *n);
 
 /* The AND or OR of v[0 .. n) in their order, as a balanced tree: an
  * EXIST over 60,000 constants made a left chain that deep, and every
@@ -190,11 +200,21 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 		return mk(c, or, nnf(c, n->a, neg), nnf(c, n->b, neg));
 	case MLN_IMPLIES:
 		return mk(c, or, nnf(c, n->a, !neg), nnf(c, n->b, neg));
-	case MLN_IFF:
-		/* a <=> b is (!a v b) ^ (a v !b); its negation (a v b) ^ (!a v !b) */
-		return mk(c, MLN_AND,
-		    mk(c, MLN_OR, nnf(c, n->a, 1), nnf(c, n->b, neg)),
-		    mk(c, MLN_OR, nnf(c, n->a, 0), nnf(c, n->b, !neg)));
+	case MLN_IFF: {
+		/* a <=> b is (!a v b) ^ (a v !b); its negation (a v b) ^
+		 * (!a v !b): each side twice, so a large side is named.  A
+		 * side is used in both signs, so no quantifier in it is kept
+		 * as a clause variable (its negation would flip it). */
+		int lift = c->lift;
+		struct mln_node *x, *y, *nx, *ny;
+		c->lift = 0;
+		x = named(c, nnf(c, n->a, 0));
+		y = named(c, nnf(c, n->b, neg));
+		c->lift = lift;
+		nx = x ? nnf_not(c, x) : NULL;
+		ny = y ? nnf_not(c, y) : NULL;
+		return mk(c, MLN_AND, mk(c, MLN_OR, nx, y), mk(c, MLN_OR, x, ny));
+	}
 	case MLN_EXIST:
 	case MLN_FORALL:
 		if (c->lift && (n->kind == MLN_EXIST) == neg) {
@@ -558,6 +578,40 @@ tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x)
 	return 0;
 }
 
+/* Nodes of the tree n, counting up to cap. */
+static size_t
+tree_size(const struct mln_node *n, size_t cap)
+{
+	size_t k = 0;
+
+	if (!n)
+		return 0;
+	k = 1 + tree_size(n->a, cap);
+	return k >= cap ? k : k + tree_size(n->b, cap - k);
+}
+
+/* The NNF tree s, or when it has more than NAMED_SIZE nodes a Tseitin
+ * atom Y with hard clauses Y <=> s (s consumed): a side of <=> appears
+ * twice, so a chain of k of them doubled k times (24 links in 150 bytes
+ * made 2^24 copies); named, it grows by a few clauses per link. */
+#define NAMED_SIZE 64
+
+static struct mln_node *
+named(struct cctx *c, struct mln_node *s)
+{
+	cnf_t x = { 0 };
+	struct mln_node *y = NULL;
+
+	if (!s || tree_size(s, NAMED_SIZE + 1) <= NAMED_SIZE)
+		return s;
+	if (to_cnf(c, s, &x) == 0 && tseitin(c, s, &x) == 0 &&
+	    !(y = mln_node_copy(x.v[0].v[0])))
+		c->oom = 1;
+	cnf_free(&x);
+	mln_node_free(s);
+	return y;
+}
+
 /* Constant val of model arg is named by key (smap_copy's callback). */
 static void
 const_name(void *arg, const char *key, int val)
@@ -671,7 +725,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 	c.d = d;
 	c.max = max;
 	c.naux = 1;
-	c.work_max = CNF_WORK_FIXED;
+	c.work_max = work_fixed;
 	for (size_t t = 0; t < m->types.n; t++)
 		c.work_max += CNF_WORK_PER_CONST * (size_t)d[t].n;
 	if (!(c.out = copy_signature(m)))

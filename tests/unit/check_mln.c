@@ -352,10 +352,13 @@ START_TEST(test_clauses_tseitin)
 }
 END_TEST
 
-/* Each <=> doubles its sides, so a chain of 24 in 150 bytes would ask
- * for terabytes (fuzz_mln: 2 GB in seconds): the conversion stops at its
- * budget with the formula's line, quickly.  A quantifier expanded over a
- * large domain is within it (the budget grows with the constants). */
+/* Each <=> has its sides twice, so a chain of k doubled k times (24
+ * links in 150 bytes asked for terabytes); a side past a few nodes is
+ * named by a Tseitin atom.  A chain of 24 converts to a few clauses per
+ * link, and one of 7 keeps log Z and the heaviest world (brute force on
+ * the formula itself).  What still multiplies (20 nested EXIST over two
+ * constants) stops at the budget with the formula's line, and an EXIST
+ * over a large domain is within it (the budget grows with constants). */
 START_TEST(test_clauses_budget)
 {
 	struct err e = { 0 };
@@ -364,14 +367,40 @@ START_TEST(test_clauses_budget)
 	static char a[] = "A", b[] = "B";
 	char *two[] = { a, b }, **many, *pool;
 	enum { N = 40000 };
-	double k;
+	double k, lz1, lz2, mx1, mx2;
+	struct cl2 x;
 	struct buf t;
 
+	for (int len = 7; len <= 24; len += 17) {
+		buf_init(&t);
+		buf_printf(&t, "t = {A}\nP(t)\nQ(t)\n1.3 P(x)");
+		for (int i = 0; i < len; i++)
+			buf_printf(&t, " <=> %s(x)", i % 3 ? "P" : "!Q");
+		buf_printf(&t, "\n");
+		cl2_make(&x, t.s);
+		ck_assert_msg(x.c->formulas.n < 60 * (size_t)len, "%zu clauses",
+		    x.c->formulas.n);
+		if (len == 7) {
+			ck_assert_int_eq(tu_brute_model_max(x.m, x.d, &lz1, &mx1, &e),
+			    0);
+			ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
+			ck_assert_double_eq_tol(lz1, lz2 + x.k, 1e-9 * (1 + fabs(lz1)));
+			ck_assert_int_eq(tu_brute_model_max(x.cm, x.d, &lz2, &mx2, &e),
+			    0);
+			ck_assert_double_eq_tol(mx1, mx2 + x.km, 1e-9 * (1 + fabs(mx1)));
+		}
+		cl2_free(&x);
+		buf_free(&t);
+	}
+
 	buf_init(&t);
-	buf_printf(&t, "t = {A, B}\nP(t)\n\n1 P(x)");
-	for (int i = 0; i < 24; i++)
-		buf_printf(&t, " <=> P(x)");
-	buf_printf(&t, "\n");
+	buf_printf(&t, "t = {A, B}\nP(t)\n\n1 EXIST v0");
+	for (int i = 1; i < 20; i++)
+		buf_printf(&t, ", v%d", i);
+	buf_printf(&t, " (P(v0)");
+	for (int i = 1; i < 20; i++)
+		buf_printf(&t, " ^ P(v%d)", i);
+	buf_printf(&t, ")\n");
 	ck_assert_int_eq(mln_parse(t.s, strlen(t.s), "t.mln", &m, &e), 0);
 	md[0].n = 2;
 	md[0].names = two;
