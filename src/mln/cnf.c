@@ -175,6 +175,14 @@ expand(struct cctx *c, const struct mln_node *n, int k, int disj, int neg)
 	return c->oom ? (mln_node_free(r), NULL) : r;
 }
 
+/* Whether n has an EXIST or FORALL. */
+static int
+has_quant(const struct mln_node *n)
+{
+	return n && (n->kind == MLN_EXIST || n->kind == MLN_FORALL ||
+	    has_quant(n->a) || has_quant(n->b));
+}
+
 /* Negation normal form with quantifiers expanded: only AND, OR, TRUE,
  * FALSE and literals (atoms and equalities, possibly under one NOT). */
 static struct mln_node *
@@ -202,17 +210,24 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 		return mk(c, or, nnf(c, n->a, !neg), nnf(c, n->b, neg));
 	case MLN_IFF: {
 		/* a <=> b is (!a v b) ^ (a v !b); its negation (a v b) ^
-		 * (!a v !b): each side twice, so a large side is named.  A
-		 * side is used in both signs, so no quantifier in it is kept
-		 * as a clause variable (its negation would flip it). */
-		int lift = c->lift;
+		 * (!a v !b): each side twice, so a large side without
+		 * quantifiers is named and negated as it is.  A side with
+		 * quantifiers is converted in each sign, as a universal in
+		 * one is an existential in the other (kept as a clause
+		 * variable or expanded). */
 		struct mln_node *x, *y, *nx, *ny;
-		c->lift = 0;
-		x = named(c, nnf(c, n->a, 0));
-		y = named(c, nnf(c, n->b, neg));
-		c->lift = lift;
-		nx = x ? nnf_not(c, x) : NULL;
-		ny = y ? nnf_not(c, y) : NULL;
+		if (has_quant(n->a))
+			x = nnf(c, n->a, 0), nx = nnf(c, n->a, 1);
+		else if ((x = named(c, nnf(c, n->a, 0))))
+			nx = nnf_not(c, x);
+		else
+			nx = NULL;
+		if (has_quant(n->b))
+			y = nnf(c, n->b, neg), ny = nnf(c, n->b, !neg);
+		else if ((y = named(c, nnf(c, n->b, neg))))
+			ny = nnf_not(c, y);
+		else
+			ny = NULL;
 		return mk(c, MLN_AND, mk(c, MLN_OR, nx, y), mk(c, MLN_OR, x, ny));
 	}
 	case MLN_EXIST:
