@@ -452,6 +452,46 @@ START_TEST(test_parse_oom)
 }
 END_TEST
 
+/* Every allocation failure in the conversion (named <=> sides, balanced
+ * expansions, Tseitin atoms, lifted universals) is reported, never a
+ * crash; ASan's leak check sees what a failed path leaves. */
+START_TEST(test_clauses_oom)
+{
+	struct buf t;
+	struct mln_model *m;
+	struct mln_domain *d, *md;
+	struct err e = { 0 };
+	int ok = 0;
+
+	buf_init(&t);
+	buf_printf(&t, "t = {A, B, C}\nP(t)\nR(t,t)\n1.2 P(x)");
+	for (int i = 0; i < 9; i++)
+		buf_printf(&t, " <=> %s", i % 2 ? "P(x)" : "R(x,x)");
+	buf_printf(&t, "\n0.7 EXIST y, z (R(x,y) ^ R(y,z) ^ P(z))\n"
+	    "-0.4 EXIST y R(x,y) ^ P(y)\nR(x,y) => P(x).\n");
+	ck_assert_int_eq(mln_parse(t.s, t.len, "t.mln", &m, &e), 0);
+	d = tu_domains(m);
+	md = tu_mln_domains(m, d);
+	for (long k = 1; k < 200000 && !ok; k++) {
+		struct mln_model *c = NULL;
+		double lk;
+		int rc;
+		util_fail_alloc_after(k);
+		rc = mln_to_clauses(m, md, (int)(k % 2), &c, &lk, &e);
+		util_fail_alloc_after(0);
+		ck_assert_msg(rc == 0 || rc == SQLIFT_ENOMEM, "k=%ld rc=%d %s", k,
+		    rc, e.msg);
+		ok = rc == 0;
+		mln_free(c);
+	}
+	ck_assert(ok);
+	store_domains_free(d, (int)m->types.n);
+	free(md);
+	mln_free(m);
+	buf_free(&t);
+}
+END_TEST
+
 /* Text of n repetitions of s between head and tail; caller frees. */
 static char *
 repeat(const char *head, const char *s, int n, const char *tail)
@@ -576,6 +616,7 @@ main(void)
 		test_clauses_exist_forall,
 		test_clauses_budget,
 		test_parse_oom,
+		test_clauses_oom,
 		test_limits,
 		test_evidence_and_domain_limit,
 	};
