@@ -47,7 +47,7 @@ struct cctx {
  * terabytes.  A fixed part, and a share per constant for quantifiers
  * expanded over large domains. */
 #define CNF_WORK_FIXED ((size_t)1 << 18)
-#define CNF_WORK_PER_CONST 64
+#define CNF_WORK_PER_CONST 512
 
 static size_t work_fixed = CNF_WORK_FIXED;
 
@@ -340,9 +340,11 @@ to_cnf(struct cctx *c, const struct mln_node *n, cnf_t *out)
 	case MLN_AND:
 		if (to_cnf(c, n->a, &a) < 0 || to_cnf(c, n->b, &b) < 0)
 			goto done;
-		for (size_t i = 0; i < b.n; i++)
+		for (size_t i = 0; i < b.n; i++) {
 			if (VEC_PUSH(a, b.v[i]) < 0)
 				goto done;
+			b.v[i].v = NULL;  /* a owns it now: freed once */
+		}
 		free(b.v);
 		memset(&b, 0, sizeof b);
 		*out = a;
@@ -384,6 +386,18 @@ done:
 	if (rc < 0)
 		cnf_free(out);
 	return rc;
+}
+
+/* A copy of literal l, or NULL with c->oom set: clause_node reads a
+ * NULL extra as no extra literal, which would drop it silently. */
+static struct mln_node *
+copy_lit(struct cctx *c, const struct mln_node *l)
+{
+	struct mln_node *x = mln_node_copy(l);
+
+	if (!x)
+		c->oom = 1;
+	return x;
 }
 
 static struct mln_node *
@@ -579,7 +593,7 @@ tseitin(struct cctx *c, const struct mln_node *n, cnf_t *x)
 	if (!c->oom && (!(nn = nnf_not(c, n)) || to_cnf(c, nn, &d) < 0))
 		c->oom = 1;  /* without its (Y v D) clauses Y would be free */
 	for (size_t i = 0; i < d.n && !c->oom; i++)
-		if (add_formula(c, clause_node(c, &d.v[i], 0, mln_node_copy(y)),
+		if (add_formula(c, clause_node(c, &d.v[i], 0, copy_lit(c, y)),
 		    0, 1) < 0)
 			c->oom = 1;
 	cnf_free(&d);
@@ -782,6 +796,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 				c.oom = 1;
 				continue;
 			}
+			c.work = 0;  /* nothing kept: the formula starts afresh */
 		}
 		c.lift = f->hard;
 		if (!(pos = nnf(&c, f->root, 0)) || to_cnf(&c, pos, &cp) < 0) {
@@ -828,7 +843,7 @@ mln_to_clauses(const struct mln_model *m, const struct mln_domain *d, int max,
 			}
 			for (size_t i = 0; i < cn.n && !c.oom; i++)
 				if (add_formula(&c, clause_node(&c, &cn.v[i], 0,
-				    mln_node_copy(a)), 0, 1) < 0)
+				    copy_lit(&c, a)), 0, 1) < 0)
 					c.oom = 1;
 			if (!c.oom && add_formula(&c, a, f->weight, 0) < 0)
 				c.oom = 1;
