@@ -132,7 +132,7 @@ struct mln_domain {
 int mln_to_clauses(const struct mln_model *m, const struct mln_domain *d,
     int max, struct mln_model **out, double *log_const, struct err *e) WUR;
 /* The conversion of one formula stops with SQLIFT_ELIMIT past this many
- * nodes and clause literals plus 64 per constant of the domains (0: the
+ * nodes and clause literals plus 512 per constant of the domains (0: the
  * default, 2^18).  For harnesses that must stay small; not thread-safe. */
 void mln_clause_budget(size_t fixed);
 
