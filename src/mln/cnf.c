@@ -38,7 +38,7 @@ struct cctx {
 	VEC(struct mln_node *) owned; /* Tseitin atoms the CNFs borrow */
 	size_t work;           /* nodes and clause literals made for f */
 	size_t work_max;       /* past it, f is too large (big) */
-	int big;               /* the line of the formula too large, or 0 */
+	int big;               /* c->f passed its budget */
 	int oom;               /* set also when big: every path stops */
 };
 
@@ -64,8 +64,7 @@ spend(struct cctx *c, size_t k)
 {
 	if ((c->work += k) <= c->work_max)
 		return 0;
-	if (!c->big)
-		c->big = c->f->line > 0 ? c->f->line : 1;
+	c->big = 1;
 	c->oom = 1;
 	return -1;
 }
@@ -126,6 +125,7 @@ lit_copy(struct cctx *c, const struct mln_node *n, int neg)
 static struct mln_node *nnf(struct cctx *c, const struct mln_node *n, int neg);
 static struct mln_node *named(struct cctx *c, struct mln_node *s);
 static struct mln_node *nnf_not(struct cctx *c, const struct mln_node *n);
+static int count_bound(const struct mln_node *n, int *once);
 
 /* The AND or OR of v[0 .. n) in their order, as a balanced tree: an
  * EXIST over 60,000 constants made a left chain that deep, and every
@@ -175,12 +175,22 @@ expand(struct cctx *c, const struct mln_node *n, int k, int disj, int neg)
 	return c->oom ? (mln_node_free(r), NULL) : r;
 }
 
-/* Whether n has an EXIST or FORALL. */
-static int
-has_quant(const struct mln_node *n)
+/* A side n of <=> in sign neg (*x) and in the other (*nx): it appears
+ * twice, so one without quantifiers is named when large and negated as
+ * it is; one with quantifiers is converted in each sign, as a universal
+ * in one is an existential in the other (a clause variable or
+ * expanded). */
+static void
+iff_side(struct cctx *c, const struct mln_node *n, int neg,
+    struct mln_node **x, struct mln_node **nx)
 {
-	return n && (n->kind == MLN_EXIST || n->kind == MLN_FORALL ||
-	    has_quant(n->a) || has_quant(n->b));
+	if (count_bound(n, NULL)) {
+		*x = nnf(c, n, neg);
+		*nx = nnf(c, n, !neg);
+	} else {
+		*x = named(c, nnf(c, n, neg));
+		*nx = *x ? nnf_not(c, *x) : NULL;
+	}
 }
 
 /* Negation normal form with quantifiers expanded: only AND, OR, TRUE,
@@ -210,24 +220,10 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 		return mk(c, or, nnf(c, n->a, !neg), nnf(c, n->b, neg));
 	case MLN_IFF: {
 		/* a <=> b is (!a v b) ^ (a v !b); its negation (a v b) ^
-		 * (!a v !b): each side twice, so a large side without
-		 * quantifiers is named and negated as it is.  A side with
-		 * quantifiers is converted in each sign, as a universal in
-		 * one is an existential in the other (kept as a clause
-		 * variable or expanded). */
+		 * (!a v !b) */
 		struct mln_node *x, *y, *nx, *ny;
-		if (has_quant(n->a))
-			x = nnf(c, n->a, 0), nx = nnf(c, n->a, 1);
-		else if ((x = named(c, nnf(c, n->a, 0))))
-			nx = nnf_not(c, x);
-		else
-			nx = NULL;
-		if (has_quant(n->b))
-			y = nnf(c, n->b, neg), ny = nnf(c, n->b, !neg);
-		else if ((y = named(c, nnf(c, n->b, neg))))
-			ny = nnf_not(c, y);
-		else
-			ny = NULL;
+		iff_side(c, n->a, 0, &x, &nx);
+		iff_side(c, n->b, neg, &y, &ny);
 		return mk(c, MLN_AND, mk(c, MLN_OR, nx, y), mk(c, MLN_OR, x, ny));
 	}
 	case MLN_EXIST:
@@ -258,8 +254,8 @@ nnf(struct cctx *c, const struct mln_node *n, int neg)
 	return NULL;
 }
 
-/* Counts in once[] the quantifiers binding each variable; returns
- * whether n has a quantifier. */
+/* Counts in once[] (unless NULL) the quantifiers binding each variable;
+ * returns whether n has a quantifier. */
 static int
 count_bound(const struct mln_node *n, int *once)
 {
@@ -268,7 +264,7 @@ count_bound(const struct mln_node *n, int *once)
 	if (!n)
 		return 0;
 	q = n->kind == MLN_EXIST || n->kind == MLN_FORALL;
-	for (int i = 0; q && i < n->nq; i++)
+	for (int i = 0; once && q && i < n->nq; i++)
 		once[n->qvars[i]]++;
 	q |= count_bound(n->a, once);
 	return count_bound(n->b, once) | q;
@@ -869,7 +865,7 @@ next:
 			    "clauses over the domains pass %zu nodes (each <=> "
 			    "doubles its sides, each quantifier multiplies them "
 			    "by its domain); split it with auxiliary predicates",
-			    m->file, c.big, c.work_max);
+			    m->file, c.f->line, c.work_max);
 		return err_oom(e);
 	}
 	*out = c.out;

@@ -229,6 +229,24 @@ cl2_make(struct cl2 *x, const char *text)
 	ck_assert_int_eq(mln_to_clauses(x->m, x->md, 1, &x->cm, &x->km, &e), 0);
 }
 
+/* x's clauses keep log Z (sums) and the heaviest world's log weight
+ * (max), each plus its constant, as brute force on x's formulas gives
+ * them; what names the case in a failure. */
+static void
+cl2_check_brute(const struct cl2 *x, const char *what)
+{
+	struct err e = { 0 };
+	double lz1, lz2, mx1, mx2;
+
+	ck_assert_int_eq(tu_brute_model_max(x->m, x->d, &lz1, &mx1, &e), 0);
+	ck_assert_int_eq(tu_brute_model(x->c, x->d, &lz2, &e), 0);
+	ck_assert_msg(fabs(lz1 - (lz2 + x->k)) <= 1e-9 * (1 + fabs(lz1)),
+	    "%s: log Z %.15g, clauses %.15g", what, lz1, lz2 + x->k);
+	ck_assert_int_eq(tu_brute_model_max(x->cm, x->d, &lz2, &mx2, &e), 0);
+	ck_assert_msg(fabs(mx1 - (mx2 + x->km)) <= 1e-9 * (1 + fabs(mx1)),
+	    "%s: max %.15g, clauses %.15g", what, mx1, mx2 + x->km);
+}
+
 static void
 cl2_free(struct cl2 *x)
 {
@@ -292,20 +310,12 @@ START_TEST(test_clauses_exist_forall)
 	};
 
 	for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
-		struct err e = { 0 };
-		double lz1, lz2, mx1, mx2;
 		struct cl2 x;
 		struct buf b;
 		buf_init(&b);
 		buf_printf(&b, "t = {A, B}\nP(t, t)\n%s", f[i]);
 		cl2_make(&x, b.s);
-		ck_assert_int_eq(tu_brute_model_max(x.m, x.d, &lz1, &mx1, &e), 0);
-		ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
-		ck_assert_msg(fabs(lz1 - (lz2 + x.k)) <= 1e-9 * (1 + fabs(lz1)),
-		    "%s: log Z %.15g, clauses %.15g", f[i], lz1, lz2 + x.k);
-		ck_assert_int_eq(tu_brute_model_max(x.cm, x.d, &lz2, &mx2, &e), 0);
-		ck_assert_msg(fabs(mx1 - (mx2 + x.km)) <= 1e-9 * (1 + fabs(mx1)),
-		    "%s: max %.15g, clauses %.15g", f[i], mx1, mx2 + x.km);
+		cl2_check_brute(&x, f[i]);
 		buf_free(&b);
 		cl2_free(&x);
 	}
@@ -325,8 +335,6 @@ START_TEST(test_clauses_tseitin)
 	    "EXIST y, z (R(x,y) ^ S(y,z) ^ S(z,x)) v S(x,x).\n";
 
 	for (int i = 0; i < 2; i++) {
-		struct err e = { 0 };
-		double lz1, lz2, mx1, mx2;
 		struct cl2 x;
 		struct buf b;
 		buf_init(&b);
@@ -336,16 +344,8 @@ START_TEST(test_clauses_tseitin)
 		    x.c->formulas.n);
 		for (size_t j = 0; j < x.c->formulas.n; j++)
 			ck_assert_ptr_null(strstr(x.c->formulas.v[j].text, " ^ "));
-		if (i == 0) {
-			ck_assert_int_eq(tu_brute_model_max(x.m, x.d, &lz1, &mx1, &e),
-			    0);
-			ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
-			ck_assert_double_eq_tol(lz1, lz2 + x.k, 1e-9 * (1 + fabs(lz1)));
-			ck_assert_int_eq(tu_brute_model_max(x.cm, x.d, &lz2, &mx2, &e),
-			    0);
-			ck_assert_double_eq_tol(mx1, mx2 + x.km,
-			    1e-9 * (1 + fabs(mx1)));
-		}
+		if (i == 0)
+			cl2_check_brute(&x, "tseitin");
 		buf_free(&b);
 		cl2_free(&x);
 	}
@@ -367,7 +367,7 @@ START_TEST(test_clauses_budget)
 	static char a[] = "A", b[] = "B";
 	char *two[] = { a, b }, **many, *pool;
 	enum { N = 40000 };
-	double k, lz1, lz2, mx1, mx2;
+	double k;
 	struct cl2 x;
 	struct buf t;
 
@@ -380,15 +380,8 @@ START_TEST(test_clauses_budget)
 		cl2_make(&x, t.s);
 		ck_assert_msg(x.c->formulas.n < 60 * (size_t)len, "%zu clauses",
 		    x.c->formulas.n);
-		if (len == 7) {
-			ck_assert_int_eq(tu_brute_model_max(x.m, x.d, &lz1, &mx1, &e),
-			    0);
-			ck_assert_int_eq(tu_brute_model(x.c, x.d, &lz2, &e), 0);
-			ck_assert_double_eq_tol(lz1, lz2 + x.k, 1e-9 * (1 + fabs(lz1)));
-			ck_assert_int_eq(tu_brute_model_max(x.cm, x.d, &lz2, &mx2, &e),
-			    0);
-			ck_assert_double_eq_tol(mx1, mx2 + x.km, 1e-9 * (1 + fabs(mx1)));
-		}
+		if (len == 7)
+			cl2_check_brute(&x, "<=> chain of 7");
 		cl2_free(&x);
 		buf_free(&t);
 	}
