@@ -437,39 +437,42 @@ int
 idmap_init(struct idmap *m, const int64_t *ids, const int *val, size_t n)
 {
 	struct idpair *p;
-	uint64_t d;
+	int64_t lo = n ? ids[0] : 0, hi = lo;
 
 	memset(m, 0, sizeof *m);
+	for (size_t i = 1; i < n; i++) {
+		lo = ids[i] < lo ? ids[i] : lo;
+		hi = ids[i] > hi ? ids[i] : hi;
+	}
+	if ((uint64_t)hi - (uint64_t)lo < IDMAP_SPREAD * (uint64_t)n + IDMAP_SLACK) {
+		/* dense: no sort; a repeated id keeps its last value */
+		m->n = n ? (size_t)((uint64_t)hi - (uint64_t)lo) + 1 : 0;
+		if (!(m->val = xmalloc((m->n + 1) * sizeof *m->val)))
+			return -1;
+		memset(m->val, -1, (m->n + 1) * sizeof *m->val);
+		m->lo = lo;
+		for (size_t i = 0; i < n; i++)
+			m->val[ids[i] - lo] = val ? val[i] : (int)i;
+		return 0;
+	}
 	if (!(p = xmalloc((n + 1) * sizeof *p)))
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		p[i] = (struct idpair){ ids[i], val ? val[i] : (int)i };
 	qsort(p, n, sizeof *p, idpair_cmp);
-	d = n ? (uint64_t)p[n - 1].id - (uint64_t)p[0].id : 0;
-	if (d < IDMAP_SPREAD * (uint64_t)n + IDMAP_SLACK) {
-		m->n = n ? (size_t)d + 1 : 0;
-		if (!(m->val = xmalloc((m->n + 1) * sizeof *m->val)))
-			goto oom;
-		memset(m->val, -1, (m->n + 1) * sizeof *m->val);
-		m->lo = n ? p[0].id : 0;
-		for (size_t i = 0; i < n; i++)
-			m->val[p[i].id - m->lo] = p[i].val;
-	} else {
-		if (!(m->ids = xmalloc(n * sizeof *m->ids)) ||
-		    !(m->val = xmalloc(n * sizeof *m->val)))
-			goto oom;
-		for (size_t i = 0; i < n; i++) {
-			m->ids[i] = p[i].id;
-			m->val[i] = p[i].val;
-		}
-		m->n = n;
+	if (!(m->ids = xmalloc(n * sizeof *m->ids)) ||
+	    !(m->val = xmalloc(n * sizeof *m->val))) {
+		free(p);
+		idmap_free(m);
+		return -1;
 	}
+	for (size_t i = 0; i < n; i++) {
+		m->ids[i] = p[i].id;
+		m->val[i] = p[i].val;
+	}
+	m->n = n;
 	free(p);
 	return 0;
-oom:
-	free(p);
-	idmap_free(m);
-	return -1;
 }
 
 void
