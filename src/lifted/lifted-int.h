@@ -404,6 +404,21 @@ int cgm_add_class(struct eng *g, int rec, const int *key, size_t len,
     int bin, double atoms, const double *v);
 int cgm_marginal(struct eng *g, const int *key, size_t len, double *prob);
 
+/* poly.c: products of count polynomials.  Sums over counts drop terms
+ * this many nats below their largest: e^-40 is 4e-18. */
+#define POLY_DROP 40.0
+/* log of the coefficients of the product of polynomials a (degree na)
+ * and b (degree nb), given as logs, into c (degree na + nb); ra, rb:
+ * scratch of 2 na and 2 nb doubles.  Both are log-concave (finite on an
+ * interval), so the terms of each coefficient are unimodal: a large
+ * product adds only those within POLY_DROP nats of the largest, each
+ * from its neighbour by the ratios of a's and b's neighbouring
+ * coefficients.  need (NULL: all): the coefficients j with need[j] set,
+ * nneed of them; the others are left as they were. */
+void poly_mul(const double *a, int64_t na, const double *b, int64_t nb,
+    double *c, double *ra, double *rb, const unsigned char *need,
+    int64_t nneed);
+
 /* multibin.c: the multi-block binomial rule */
 void multibin_free(struct eng *g);
 int multibin(struct eng *g, const struct th *t, const struct index *ix,

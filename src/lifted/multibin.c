@@ -6,9 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 
 #include "lifted/lifted-int.h"
 
@@ -17,13 +14,6 @@
 #define MB_MAX_BLOCKS 64
 #define MB_MAX_GROUP (1 << 20)
 #define MB_MAX_VECTORS 4096
-/* The product of two count polynomials drops terms this many nats
- * below the largest term of their coefficient: e^-40 is 4e-18, and the
- * terms fall faster than geometrically beyond it. */
-#define MB_DROP 40.0
-#define MB_TINY 4.248354255291589e-18   /* e^-MB_DROP */
-/* Products with fewer terms than this are computed in full. */
-#define MB_FULL 4096.0
 
 /* a clause over merged blocks, sorted by merged form, then vector */
 struct form {
@@ -279,251 +269,6 @@ pick_blocks(struct mb *m)
 	}
 	m->nb = nbest;
 	memcpy(m->b, best, (size_t)nbest * sizeof *best);
-}
-
-/* The first and last finite entries of a[0 .. n] (lo > hi: none). */
-static void
-support(const double *a, int64_t n, int64_t *lo, int64_t *hi)
-{
-	for (*lo = 0; *lo <= n && a[*lo] == -INFINITY; (*lo)++)
-		;
-	for (*hi = n; *hi >= *lo && a[*hi] == -INFINITY; (*hi)--)
-		;
-}
-
-/* e^(a[k + 1] - a[k]) into r[k] and its inverse into ri[k], lo <= k <
- * hi; 0 when one is out of range (then the caller takes exp of each
- * term) */
-static int
-ratios(const double *a, int64_t lo, int64_t hi, double *r, double *ri)
-{
-	for (int64_t k = lo; k < hi; k++) {
-		double d = a[k + 1] - a[k];
-		if (!(fabs(d) < 300))
-			return 0;
-		r[k] = exp(d);
-		ri[k] = exp(-d);
-	}
-	return 1;
-}
-
-/* One step of a side of a coefficient's terms (see window_sums): term t
- * of the side is the one before it (e) times p[t] q[-t], n terms in all,
- * summed onto acc from the largest outwards until they fall below
- * MB_TINY.  Two terms a step, the product taken apart from the running
- * term so that the chain is one multiplication long (the second term
- * waits for e, not for the first), or the last one; live drops to 0 at
- * the end.  A macro on plain variables, which stay in registers. */
-#define SIDE_STEP(p, q, n, t, e, acc, live) do {			\
-	if ((t) + 1 < (n)) {						\
-		double x_ = (p)[t] * (q)[-(t)];				\
-		double e1_ = (e) * x_;					\
-		double e2_ = (e) * (x_ * ((p)[(t) + 1] * (q)[-(t) - 1]));	\
-		if (e1_ < MB_TINY)					\
-			(live) = 0;					\
-		else {							\
-			(acc) += e1_;					\
-			if (e2_ < MB_TINY)				\
-				(live) = 0;				\
-			else {						\
-				(acc) += e2_;				\
-				(e) = e2_;				\
-				(t) += 2;				\
-			}						\
-		}							\
-	} else {							\
-		if ((t) == (n) - 1 && ((e) *= (p)[t] * (q)[-(t)]) >= MB_TINY) \
-			(acc) += (e);					\
-		(live) = 0;						\
-	}								\
-} while (0)
-
-#ifdef __SSE2__
-/* The first steps of four sides (see window_sums), the two sides up in
- * the lanes of one SSE2 vector and the two down in another: the same
- * products, sums and comparisons lane by lane as SIDE_STEP's, so the
- * same bits.  While every side takes two terms a step and none would
- * stop; the step where one would is left to SIDE_STEP, from the state
- * handed back. */
-static void
-sides_sse2(const double *p0, const double *q0, int64_t n0, int64_t *t0,
-    double *e0, double *a0, const double *p1, const double *q1, int64_t n1,
-    int64_t *t1, double *e1, double *a1, const double *p2, const double *q2,
-    int64_t n2, int64_t *t2, double *e2, double *a2, const double *p3,
-    const double *q3, int64_t n3, int64_t *t3, double *e3, double *a3)
-{
-	const __m128d tiny = _mm_set1_pd(MB_TINY);
-	__m128d eu = _mm_set_pd(*e2, *e0), au = _mm_set_pd(*a2, *a0);
-	__m128d ed = _mm_set_pd(*e3, *e1), ad = _mm_set_pd(*a3, *a1);
-	int64_t u0 = *t0, u1 = *t1, u2 = *t2, u3 = *t3;
-	double lane[2];
-
-	while (u0 + 1 < n0 && u1 + 1 < n1 && u2 + 1 < n2 && u3 + 1 < n3) {
-		__m128d xu = _mm_mul_pd(_mm_set_pd(p2[u2], p0[u0]),
-		    _mm_set_pd(q2[-u2], q0[-u0]));
-		__m128d yu = _mm_mul_pd(_mm_set_pd(p2[u2 + 1], p0[u0 + 1]),
-		    _mm_set_pd(q2[-u2 - 1], q0[-u0 - 1]));
-		__m128d xd = _mm_mul_pd(_mm_set_pd(p3[u3], p1[u1]),
-		    _mm_set_pd(q3[-u3], q1[-u1]));
-		__m128d yd = _mm_mul_pd(_mm_set_pd(p3[u3 + 1], p1[u1 + 1]),
-		    _mm_set_pd(q3[-u3 - 1], q1[-u1 - 1]));
-		__m128d f1u = _mm_mul_pd(eu, xu), f2u = _mm_mul_pd(eu, _mm_mul_pd(xu, yu));
-		__m128d f1d = _mm_mul_pd(ed, xd), f2d = _mm_mul_pd(ed, _mm_mul_pd(xd, yd));
-		if (_mm_movemask_pd(_mm_cmplt_pd(f1u, tiny)) |
-		    _mm_movemask_pd(_mm_cmplt_pd(f2u, tiny)) |
-		    _mm_movemask_pd(_mm_cmplt_pd(f1d, tiny)) |
-		    _mm_movemask_pd(_mm_cmplt_pd(f2d, tiny)))
-			break;
-		au = _mm_add_pd(_mm_add_pd(au, f1u), f2u);
-		ad = _mm_add_pd(_mm_add_pd(ad, f1d), f2d);
-		eu = f2u;
-		ed = f2d;
-		u0 += 2, u1 += 2, u2 += 2, u3 += 2;
-	}
-	*t0 = u0, *t1 = u1, *t2 = u2, *t3 = u3;
-	_mm_storeu_pd(lane, eu);
-	*e0 = lane[0], *e2 = lane[1];
-	_mm_storeu_pd(lane, au);
-	*a0 = lane[0], *a2 = lane[1];
-	_mm_storeu_pd(lane, ed);
-	*e1 = lane[0], *e3 = lane[1];
-	_mm_storeu_pd(lane, ad);
-	*a1 = lane[0], *a3 = lane[1];
-}
-#endif
-
-/* The sums of the terms of coefficients j[0 .. nj) (1 <= nj <= 2) of
- * poly_mul's product relative to their largest, terms i[l] (1): upwards
- * each term is its neighbour times ra[k - 1] rb[nb + j - k], downwards
- * times rb[j - k - 1] ra[na + k] (ra, rb as ratios() leaves them).  The
- * four sides are stepped in turn: each one's sums are exactly those of
- * one side at a time, and the independent chains overlap in the CPU. */
-static void
-window_sums(const double *ra, const double *rb, int64_t na, int64_t nb,
-    const int64_t *i, const int64_t *j, const int64_t *lo,
-    const int64_t *hi, int nj, double *sum)
-{
-	/* sides 0 and 1: coefficient j[0] up and down; 2 and 3: j[1] */
-	const double *p0 = ra + i[0], *q0 = rb + nb + j[0] - i[0] - 1;
-	const double *p1 = rb + j[0] - i[0], *q1 = ra + na + i[0] - 1;
-	const double *p2 = p0, *q2 = q0, *p3 = p1, *q3 = q1;
-	int64_t n0 = hi[0] - i[0], n1 = i[0] - lo[0], n2 = 0, n3 = 0;
-	int64_t t0 = 0, t1 = 0, t2 = 0, t3 = 0;
-	double e0 = 1, e1 = 1, e2 = 1, e3 = 1, a0 = 1, a1 = 0, a2 = 1, a3 = 0;
-	int l0 = 1, l1 = 1, l2 = nj > 1, l3 = nj > 1;
-
-	if (nj > 1) {
-		p2 = ra + i[1], q2 = rb + nb + j[1] - i[1] - 1;
-		p3 = rb + j[1] - i[1], q3 = ra + na + i[1] - 1;
-		n2 = hi[1] - i[1], n3 = i[1] - lo[1];
-	}
-#ifdef __SSE2__
-	if (nj > 1)
-		sides_sse2(p0, q0, n0, &t0, &e0, &a0, p1, q1, n1, &t1, &e1, &a1,
-		    p2, q2, n2, &t2, &e2, &a2, p3, q3, n3, &t3, &e3, &a3);
-#endif
-	while (l0 | l1 | l2 | l3) {
-		if (l0)
-			SIDE_STEP(p0, q0, n0, t0, e0, a0, l0);
-		if (l1)
-			SIDE_STEP(p1, q1, n1, t1, e1, a1, l1);
-		if (l2)
-			SIDE_STEP(p2, q2, n2, t2, e2, a2, l2);
-		if (l3)
-			SIDE_STEP(p3, q3, n3, t3, e3, a3, l3);
-	}
-	sum[0] = a0 + a1;
-	if (nj > 1)
-		sum[1] = a2 + a3;
-}
-
-/* c[j] for the n coefficients poly_mul keeps waiting (j, top term i,
- * range lo .. hi, largest term max); returns 0, none waiting. */
-static int
-flush(const double *ra, const double *rb, int64_t na, int64_t nb,
-    const int64_t *i, const int64_t *j, const int64_t *lo, const int64_t *hi,
-    const double *max, int n, double *c)
-{
-	double sum[2];
-
-	if (!n)
-		return 0;
-	window_sums(ra, rb, na, nb, i, j, lo, hi, n, sum);
-	for (int l = 0; l < n; l++)
-		c[j[l]] = max[l] + log(sum[l]);
-	return 0;
-}
-
-/* log of the coefficients of the product of polynomials a (degree na)
- * and b (degree nb), into c (degree na + nb); ra, rb: scratch of 2 na
- * and 2 nb doubles.  Both are log-concave (finite on an interval), so the
- * terms of each coefficient are unimodal: a large product adds only
- * those within MB_DROP nats of the largest, each from its neighbour by
- * the ratios of a's and b's neighbouring coefficients. */
-static void
-poly_mul(const double *a, int64_t na, const double *b, int64_t nb, double *c,
-    double *ra, double *rb)
-{
-	int full = (double)(na + 1) * (double)(nb + 1) < MB_FULL, fast, np = 0;
-	int64_t alo, ahi, blo, bhi, i = 0, pi[2], pj[2], plo[2], phi[2];
-	double pmax[2];
-
-	support(a, na, &alo, &ahi);
-	support(b, nb, &blo, &bhi);
-	fast = !full && ratios(a, alo, ahi, ra, ra + na) &&
-	    ratios(b, blo, bhi, rb, rb + nb);
-	for (int64_t j = 0; j <= na + nb; j++) {
-		int64_t lo = j - bhi > alo ? j - bhi : alo;
-		int64_t hi = j - blo < ahi ? j - blo : ahi;
-		double max, sum = 0, e;
-		c[j] = -INFINITY;
-		if (lo > hi)
-			continue;
-		if (full) {
-			max = -INFINITY;
-			for (int64_t k = lo; k <= hi; k++)
-				if (a[k] + b[j - k] > max)
-					max = a[k] + b[j - k];
-			for (int64_t k = lo; k <= hi; k++)
-				sum += exp(a[k] + b[j - k] - max);
-			c[j] = max + log(sum);
-			continue;
-		}
-		/* climb from the last top, then add outwards */
-		if (i < lo)
-			i = lo;
-		if (i > hi)
-			i = hi;
-		while (i < hi && a[i + 1] + b[j - i - 1] >= a[i] + b[j - i])
-			i++;
-		while (i > lo && a[i - 1] + b[j - i + 1] > a[i] + b[j - i])
-			i--;
-		max = a[i] + b[j - i];
-		if (fast) {
-			/* kept until a second one comes, then summed together */
-			pi[np] = i, pj[np] = j, plo[np] = lo, phi[np] = hi;
-			pmax[np++] = max;
-			if (np == 2)
-				np = flush(ra, rb, na, nb, pi, pj, plo, phi, pmax, np, c);
-			continue;
-		}
-		e = 1;
-		for (int64_t k = i; k <= hi; k++) {
-			if (k > i)
-				e = exp(a[k] + b[j - k] - max);
-			if (e < MB_TINY)
-				break;
-			sum += e;
-		}
-		for (int64_t k = i - 1; k >= lo; k--) {
-			e = exp(a[k] + b[j - k] - max);
-			if (e < MB_TINY)
-				break;
-			sum += e;
-		}
-		c[j] = max + log(sum);
-	}
-	flush(ra, rb, na, nb, pi, pj, plo, phi, pmax, np, c);
 }
 
 /* log Z of one constant of block b's private clauses with P true and
@@ -808,32 +553,29 @@ branch_child(struct eng *g, const struct th *d, const struct asg *as,
 	return 0;
 }
 
-/* Branches merged theory d on the count of P(b0), weighing branch K by
- * w[K]; d is freed by the caller.  Between the counts lo and hi the
- * children differ only in the sizes of b0 and its complement, so one
- * is simplified and the others are its sums redone with their sizes
+/* Branches merged theory d on the count of P(b0): terms[K] the log Z
+ * of branch K (unweighed), -inf where w[K] is (no such count); d is
+ * freed by the caller.  Between the counts lo and hi the children
+ * differ only in the sizes of b0 and its complement, so one is
+ * simplified and the others are its sums redone with their sizes
  * (docs/internals/lifted.md, "Replayed branches"). */
 static int
 branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
-    const double *w, int64_t n, double *out)
+    const double *w, int64_t n, double *terms)
 {
 	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0, redo = 0;
 	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
 	struct index ix;
 	struct tmpl tp = { { 0 }, NULL, { 0 } };
-	double expected, *terms, mult = g->mult;
+	double expected, mult = g->mult;
 	int64_t lo, hi;
 
 	if (index_build(g, d, &ix) < 0)
 		return err_oom(g->e);
 	expected = ix.total - (double)n;
 	index_free(&ix);
-	if (!(terms = xmalloc(((size_t)n + 1) * sizeof *terms)))
+	if ((nb = th_add_block(d, 0, d->type[b0])) < 0 || th_split(d, b0, nb) < 0)
 		return err_oom(g->e);
-	if ((nb = th_add_block(d, 0, d->type[b0])) < 0 || th_split(d, b0, nb) < 0) {
-		free(terms);
-		return err_oom(g->e);
-	}
 	key_with(key, len, b0, b0, kt);
 	key_with(key, len, b0, nb, kf);
 	replay_range(d, w, n, &lo, &hi);
@@ -864,16 +606,11 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 				rc = err_oom(g->e);
 			else
 				rc = child_z(g, c, &as, expected, &terms[j], NULL);
-			terms[j] += w[j];
 		}
 		redo = 0;
-		terms[k] += w[k];
 	}
 	tmpl_free(&tp);
 	g->mult = mult;
-	if (!rc)
-		*out = sr_sum.combine(terms, n + 1);
-	free(terms);
 	return rc;
 }
 
@@ -920,22 +657,30 @@ split_equal(const struct mb *m, const struct th *t, struct th **out)
 	return 0;
 }
 
-/* The last count polynomial and the blocks it came from: each
- * marginal's two searches (atom true, atom false) merge the same
- * blocks with the same private parts. */
+/* The count polynomial prod_b (e^f_b + e^t_b x)^n_b over the merged
+ * blocks (f_b, t_b: their private parts' log Z per constant with P false
+ * and true), the largest block's factor pl (degree nl) apart from the
+ * product w0 of the others (degree d0): the product w (degree deg) is
+ * computed only at the counts asked for (NaN: not yet).  top bounds
+ * every coefficient (the log of their sum); lo .. hi: the finite ones.
+ * Kept in g->mbp: each marginal's two searches (atom true, atom false)
+ * merge the same blocks with the same private parts. */
 struct mbpoly {
 	int nb;
 	int64_t n[MB_MAX_BLOCKS];
 	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
-	int64_t deg;
-	double *w;
+	int64_t d0, nl, deg, lo, hi;
+	double *w0, *pl, *w, top;
 };
 
 void
 multibin_free(struct eng *g)
 {
-	if (g->mbp)
+	if (g->mbp) {
+		free(g->mbp->w0);
+		free(g->mbp->pl);
 		free(g->mbp->w);
+	}
 	free(g->mbp);
 	g->mbp = NULL;
 }
@@ -957,41 +702,75 @@ poly_same(const struct eng *g, const struct mb *m, const double *zt,
 	return 1;
 }
 
-/* Keeps w (degree deg) in g->mbp; nothing on no memory (a cache). */
+/* log of (n choose j) e^(j t + (n - j) f) into p[j], j = 0 .. n */
 static void
-poly_keep(struct eng *g, const struct mb *m, const double *zt,
-    const double *zf, const double *w, int64_t deg)
+factor(double *p, int64_t n, double t, double f)
 {
-	struct mbpoly *c = g->mbp;
-	double *x = xmalloc(((size_t)deg + 1) * sizeof *x);
+	for (int64_t j = 0; j <= n; j++)
+		p[j] = lchoose(n, j) + (j ? (double)j * t : 0) +
+		    (n - j ? (double)(n - j) * f : 0);
+}
 
-	if (!x)
-		return;
-	if (!c && !(c = g->mbp = xcalloc(1, sizeof *c))) {
-		free(x);
-		return;
-	}
-	free(c->w);
-	c->w = x;
-	memcpy(x, w, ((size_t)deg + 1) * sizeof *x);
-	c->deg = deg;
+/* g->mbp for m's blocks (n[], zt[], zf[] in m's order): w0 and pl
+ * computed, w not yet; q: scratch of deg + 1 doubles, ra, rb: of twice
+ * as many. */
+static int
+poly_new(struct eng *g, const struct mb *m, const double *zt,
+    const double *zf, double *q, double *ra, double *rb)
+{
+	struct mbpoly *c;
+	int last = 0, first = 1;
+
+	multibin_free(g);
+	if (!(c = g->mbp = xcalloc(1, sizeof *c)))
+		return err_oom(g->e);
 	c->nb = m->nb;
 	for (int k = 0; k < m->nb; k++) {
 		c->n[k] = m->t->size[m->b[k]];
 		c->zt[k] = zt[k];
 		c->zf[k] = zf[k];
+		c->deg += c->n[k];
+		c->top += (double)c->n[k] * sr_sum.add(zt[k], zf[k]);
+		c->lo += zf[k] == -INFINITY ? c->n[k] : 0;
+		c->hi += zt[k] == -INFINITY ? 0 : c->n[k];
+		if (c->n[k] > c->n[last])
+			last = k;
 	}
+	c->nl = c->n[last];
+	c->d0 = c->deg - c->nl;
+	c->w0 = xmalloc(((size_t)c->d0 + 1) * sizeof *c->w0);
+	c->pl = xmalloc(((size_t)c->nl + 1) * sizeof *c->pl);
+	c->w = xmalloc(((size_t)c->deg + 1) * sizeof *c->w);
+	if (!c->w0 || !c->pl || !c->w) {
+		multibin_free(g);
+		return err_oom(g->e);
+	}
+	for (int64_t j = 0; j <= c->deg; j++)
+		c->w[j] = NAN;
+	for (int k = 0, deg = 0; k < m->nb; k++) {
+		if (k == last)
+			continue;
+		if (first) {
+			factor(c->w0, c->n[k], zt[k], zf[k]);
+			first = 0;
+		} else {
+			/* pl, as large as any factor, is the scratch */
+			factor(c->pl, c->n[k], zt[k], zf[k]);
+			poly_mul(c->w0, deg, c->pl, c->n[k], q, ra, rb, NULL, 0);
+			memcpy(c->w0, q, ((size_t)(deg + c->n[k]) + 1) * sizeof *q);
+		}
+		deg += c->n[k];
+	}
+	factor(c->pl, c->nl, zt[last], zf[last]);
+	return 0;
 }
 
-/* w[0 .. total]: log of the coefficients of prod_b (e^f_b + e^t_b x)^n_b
- * over the merged blocks, f_b and t_b their private parts' log Z per
- * constant with P false and true; p, q: scratch of as many doubles, ra,
- * rb: of twice as many. */
+/* g->mbp for m's blocks: the private parts solved, the polynomial kept
+ * from the last time or made (poly_new's scratch q, ra, rb). */
 static int
-count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
-    double *p, double *q, double *ra, double *rb)
+count_poly(struct eng *g, const struct mb *m, size_t len, double *q,
+    double *ra, double *rb)
 {
-	int64_t deg = -1;
 	int key[KEY_BUF], rc;
 	double zt[MB_MAX_BLOCKS], zf[MB_MAX_BLOCKS];
 
@@ -1002,25 +781,46 @@ count_poly(struct eng *g, const struct mb *m, size_t len, double *w,
 		if ((rc = private_z(g, m, m->b[k], key, len, &zt[k], &zf[k])))
 			return rc;
 	}
-	if (poly_same(g, m, zt, zf)) {
-		memcpy(w, g->mbp->w, ((size_t)g->mbp->deg + 1) * sizeof *w);
-		return 0;
+	return poly_same(g, m, zt, zf) ? 0 : poly_new(g, m, zt, zf, q, ra, rb);
+}
+
+/* log of the sum over counts k of e^terms[k] (the branch of count k)
+ * times the coefficient w[k] of c: a term whose bound terms[k] + top
+ * falls more than POLY_DROP + log(deg + 1) nats below a term found adds
+ * nothing (all such add up to e^-POLY_DROP of the largest at most), so
+ * its coefficient is not computed; the others are, once, in c.  need:
+ * scratch of deg + 1 bytes, ra, rb: poly_mul's. */
+static double
+weigh(struct mbpoly *c, double *terms, unsigned char *need, double *ra,
+    double *rb)
+{
+	int64_t best = -1, nneed = 0;
+	double cut;
+
+	for (int64_t k = c->lo; k <= c->hi; k++)
+		if (terms[k] > -INFINITY && (best < 0 || terms[k] > terms[best]))
+			best = k;
+	if (best < 0)
+		return -INFINITY;
+	memset(need, 0, (size_t)c->deg + 1);
+	if (isnan(c->w[best])) {
+		need[best] = 1;
+		poly_mul(c->w0, c->d0, c->pl, c->nl, c->w, ra, rb, need, 1);
+		need[best] = 0;
 	}
-	for (int k = 0; k < m->nb; k++) {
-		int64_t n = m->t->size[m->b[k]];
-		for (int64_t j = 0; j <= n; j++)
-			p[j] = lchoose(n, j) + (j ? (double)j * zt[k] : 0) +
-			    (n - j ? (double)(n - j) * zf[k] : 0);
-		if (deg < 0)
-			memcpy(w, p, ((size_t)n + 1) * sizeof *w);
-		else {
-			poly_mul(w, deg, p, n, q, ra, rb);
-			memcpy(w, q, ((size_t)(deg + n) + 1) * sizeof *w);
+	cut = terms[best] + c->w[best] - POLY_DROP - log((double)c->deg + 1) -
+	    c->top;
+	for (int64_t k = c->lo; k <= c->hi; k++)
+		if (terms[k] >= cut && isnan(c->w[k])) {
+			need[k] = 1;
+			nneed++;
 		}
-		deg = deg < 0 ? n : deg + n;
-	}
-	poly_keep(g, m, zt, zf, w, deg);
-	return 0;
+	if (nneed)
+		poly_mul(c->w0, c->d0, c->pl, c->nl, c->w, ra, rb, need, nneed);
+	for (int64_t k = 0; k <= c->deg; k++)
+		terms[k] = k >= c->lo && k <= c->hi && terms[k] >= cut ?
+		    terms[k] + c->w[k] : -INFINITY;
+	return sr_sum.combine(terms, c->deg + 1);
 }
 
 static void
@@ -1051,7 +851,8 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	int key[KEY_BUF], ok = 0;
 	size_t len = 0, nc;
 	int64_t total = 0;
-	double *w = NULL, *p = NULL, *q = NULL, *ra = NULL, *rb = NULL;
+	double *w = NULL, *terms = NULL, *q = NULL, *ra = NULL, *rb = NULL;
+	unsigned char *need = NULL;
 	struct th *d = NULL, *split = NULL;
 	struct index six = { 0 };
 
@@ -1099,7 +900,8 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	for (int k = 0; k < m.nb; k++)
 		total += t->size[m.b[k]];
 	if (!(w = xmalloc(((size_t)total + 1) * sizeof *w)) ||
-	    !(p = xmalloc(((size_t)total + 1) * sizeof *p)) ||
+	    !(terms = xmalloc(((size_t)total + 1) * sizeof *terms)) ||
+	    !(need = xmalloc((size_t)total + 1)) ||
 	    !(q = xmalloc(((size_t)total + 1) * sizeof *q)) ||
 	    !(ra = xmalloc(2 * ((size_t)total + 1) * sizeof *ra)) ||
 	    !(rb = xmalloc(2 * ((size_t)total + 1) * sizeof *rb))) {
@@ -1113,22 +915,28 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 		/* a schematic run follows one branch: its weight is moot */
 		plan_rule(g, &m, total);
 		memset(w, 0, ((size_t)total + 1) * sizeof *w);
-	} else if ((*rc = count_poly(g, &m, len, w, p, q, ra, rb)))
+	} else if ((*rc = count_poly(g, &m, len, q, ra, rb)))
 		goto done;
+	else  /* w: where the polynomial is finite, a bound on it */
+		for (int64_t k = 0; k <= total; k++)
+			w[k] = k < g->mbp->lo || k > g->mbp->hi ? -INFINITY :
+			    g->mbp->top;
 	key[0] = m.pred;
 	key[1] = m.b[0];
 	key[2] = 0;
 	if (!(d = merged_theory(&m, total)))
 		*rc = err_oom(g->e);
-	else
-		*rc = branch(g, d, m.b[0], key, len, w, total, out);
+	else if (!(*rc = branch(g, d, m.b[0], key, len, w, total, terms)))
+		*out = g->plan ? sr_sum.combine(terms, total + 1) :
+		    weigh(g->mbp, terms, need, ra, rb);
 done:
 	th_free(d);
 	th_free(split);
 	if (split)
 		index_free(&six);
 	free(w);
-	free(p);
+	free(terms);
+	free(need);
 	free(q);
 	free(ra);
 	free(rb);
