@@ -11,7 +11,8 @@
 # (stats.theory_seconds), side by side, and lbg's the same way; "stop"
 # past LIMIT seconds (the whole run).
 #
-# Models FS and FSB (not in the default list): friends and smokers
+# lbg is run with --exact-budget 0 (the sampler, every model clustered
+# on the ground model) but in BIG.  Models FS and FSB (not in the default list): friends and smokers
 # (bench/fs.awk), FS with 10% of its Smokes and Cancer atoms observed
 # (fs.awk's atom=1), FSB without evidence and with 0.49 Smokes(x), which
 # leaves its two modes (all smoke, none) near balance.  For gibbs,
@@ -125,11 +126,13 @@ fs_row() {
 		{ echo "| $1 | $2 | exact failed |"; return; }
 	row="| $1 | $2 |"
 	for meth in gibbs blocked-gibbs lbg; do
-		t=$(cpu "$f.sqlite" --method $meth -q $q --samples "$SWEEPS" \
+		nolift=
+		[ $meth = lbg ] && nolift="--exact-budget 0"
+		t=$(cpu "$f.sqlite" --method $meth $nolift -q $q --samples "$SWEEPS" \
 		    --burn-in 0 --chains 1)
 		[ "$t" = stop ] || t=$(awk -v t="$t" -v s="$SWEEPS" \
 		    'BEGIN { printf "%.3f", t * 100 / s }')
-		c=$(cpu "$f.sqlite" --method $meth -q $q --samples "$FS_SWEEPS" \
+		c=$(cpu "$f.sqlite" --method $meth $nolift -q $q --samples "$FS_SWEEPS" \
 		    --chains 4 --threads 1 --seed 1)
 		e=$(sqlite3 "$f.sqlite" "SELECT printf('%.4f | %.5f',
 		    max(abs(m.probability - x.probability)),
@@ -143,6 +146,43 @@ fs_row() {
 	done
 	echo "$row"
 }
+
+# BIG: friends and smokers at n = BIG_SIZES (10000), 10% of Smokes and
+# Cancer observed, all three predicates open: lbg as a user runs it
+# (the whole model one cluster when the lifted search solves it within
+# the exact budget, issue 24 item 7's memory goal) beside exact, whole
+# process: seconds, peak RSS, the largest difference of the Smokes and
+# Cancer marginals, and lbg's clusters from runs.stats
+case " $* " in *" BIG "*)
+	echo "| model | persons | ground atoms | method | wall s | peak RSS MiB | max diff from exact | clusters |"
+	echo "|---|---|---|---|---|---|---|---|"
+	for n in ${BIG_SIZES:-10000}; do
+		f=$dir/big-$n
+		model FS "$n" >"$f.mln"
+		awk -v n="$n" -v r=10 -v evidence=1 -v atom=1 -f "$here/fs.awk" >"$f.db"
+		rm -f "$f.sqlite"
+		"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null 2>&1 ||
+			{ echo "| FS | $n | load failed |"; continue; }
+		for meth in exact lbg; do
+			if (ulimit -v "$MEM"; timeout "$LIMIT" /usr/bin/time -f '%e %M' \
+			    -o "$dir/time" "$SQLIFT" infer "$f.sqlite" --method $meth \
+			    --ow Smokes,Cancer,Friends -q Smokes,Cancer >/dev/null \
+			    2>"$dir/err"); then
+				d=$(sqlite3 "$f.sqlite" "SELECT printf('%.2g', max(abs(m.probability
+				    - x.probability))) FROM marginals m JOIN marginals x ON
+				    x.atom = m.atom AND x.run_id = (SELECT min(run_id) FROM runs)
+				    WHERE m.run_id = (SELECT max(run_id) FROM runs)")
+				c=$(sqlite3 "$f.sqlite" "SELECT coalesce(json_extract(stats,
+				    '$.clusters'), '-') FROM runs ORDER BY run_id DESC LIMIT 1")
+				[ $meth = exact ] && { d=-; c=-; }
+				awk -v n="$n" -v m=$meth -v d="$d" -v c="$c" '{ printf "| FS | %d | %.0f | %s | %.2f | %.0f | %s | %s |\n", n, n * n + 2 * n, m, $1, $2 / 1024, d, c }' "$dir/time"
+			else
+				echo "| FS | $n | $((n * n + 2 * n)) | $meth | stop | | $(head -c 80 "$dir/err") | |"
+			fi
+		done
+	done
+	exit 0 ;;
+esac
 
 fs=
 for m in "$@"; do
@@ -177,7 +217,7 @@ for m in ${@:-M1 M2 M3 M4}; do
 		atoms=$(sqlite3 "$f.sqlite" "SELECT unknown_atoms FROM runs ORDER BY run_id DESC LIMIT 1")
 		b=$(run "$f.sqlite" --method blocked-gibbs -q "$q" --ow "$ow" \
 		    --samples "$SWEEPS" --burn-in 0 --chains 1)
-		lb=$(run "$f.sqlite" --method lbg -q "$q" --ow "$ow" \
+		lb=$(run "$f.sqlite" --method lbg --exact-budget 0 -q "$q" --ow "$ow" \
 		    --samples "$SWEEPS" --burn-in 0 --chains 1)
 		l=$(run "$f.sqlite" --method lis -q "$q" --ow "$ow" --samples "$SWEEPS")
 		echo "| $m | $n | $atoms | $g | $b | $lb | $l |"

@@ -1,5 +1,5 @@
 /* cmd-explain.c: sqlift explain DB [-q ...] [--constraints setineq|normal]
- * [--method exact|map|lbg] */
+ * [--method exact|map|lbg] [--exact-budget N] */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -16,6 +16,7 @@ run(int argc, char **argv)
 		{ "cw", required_argument, NULL, 'C' },
 		{ "constraints", required_argument, NULL, 'c' },
 		{ "method", required_argument, NULL, 'm' },
+		{ "exact-budget", required_argument, NULL, 'B' },
 		{ NULL, 0, NULL, 0 }
 	};
 	sqlift_infer_opts *o;
@@ -34,7 +35,7 @@ run(int argc, char **argv)
 			    "lbg, not '%s'", optarg);
 		}
 		key = c == 'q' ? "queries" : c == 'f' ? "query_file" :
-		    c == 'm' ? "method" :
+		    c == 'm' ? "method" : c == 'B' ? "exact_budget" :
 		    c == 'O' ? "open_world" : c == 'C' ? "closed_world" : NULL;
 		if (c == 'c' && !strcmp(optarg, "normal"))
 			normal = 1;
@@ -63,7 +64,8 @@ run(int argc, char **argv)
 
 const struct cli_cmd cmd_explain = {
 	"explain", "DB [-q PRED,...] [-f QUERYFILE] [--ow PRED,...] "
-	"[--cw PRED,...] [--constraints setineq|normal] [-m exact|map|lbg]",
+	"[--cw PRED,...] [--constraints setineq|normal] [-m exact|map|lbg] "
+	"[--exact-budget N]",
 	"Prints the constrained theory that lifted inference works on: the\n"
 	"blocks of each domain, each clause with its constraints over those\n"
 	"blocks once the evidence is folded in, and the log-weight constant of\n"
@@ -74,7 +76,9 @@ const struct cli_cmd cmd_explain = {
 	"                      Mittal et al.\n"
 	"  -m, --method M      exact (default): the plan of log Z; map: the\n"
 	"                      plan of the MAP search (the max semiring); lbg:\n"
-	"                      the clusters of lbg, each with its cost\n",
+	"                      the clusters of lbg, each with its cost\n"
+	"  --exact-budget N    lbg: the lifted search's nodes for the whole\n"
+	"                      model as one cluster (default 10000; 0: none)\n",
 	run,
 	NULL
 };

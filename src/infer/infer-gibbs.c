@@ -8,6 +8,83 @@
 
 #include "infer/infer-int.h"
 
+/* What a stopped exact attempt left in gr and rows, dropped. */
+static void
+results_clear(struct groups *gr, struct qrows *rows)
+{
+	for (size_t k = 0; k < rows->n; k++)
+		free(rows->v[k].atom);
+	rows->n = 0;
+	for (size_t k = 0; k < gr->v.n; k++)
+		free(gr->v.v[k].be);
+	gr->v.n = 0;
+	smap_free(&gr->ids);
+	smap_init(&gr->ids);
+}
+
+/* Algorithm 2 of Venugopal and Gogate grows clusters while each one's
+ * conditional stays cheap by the lifted rules.  Its first question is
+ * whether the whole model is such a cluster: when the lifted search
+ * solves it within the exact budget (--exact-budget units of work, a
+ * node of n clauses counting 1 + n / 64, LBG_EXACT_BUDGET by default;
+ * LBG_EXACT_MEMORY bytes; half of --max-seconds),
+ * nothing lies outside the cluster,
+ * every sweep would be an exact draw of the whole world, and the
+ * Rao-Blackwellised marginals (each atom's conditional probability
+ * given the other clusters, here none) are the exact ones from the
+ * first sweep: they are computed once and no chain is run.  A search
+ * stopped at a limit leaves nothing behind (*solved 0). */
+int64_t
+infer_lbg_budget(const struct sqlift_infer_opts *o)
+{
+	return o->exact_budget == 0 ? LBG_EXACT_BUDGET : o->exact_budget < 0 ?
+	    0 : o->exact_budget;
+}
+
+double
+infer_lbg_memory(const struct sqlift_infer_opts *o)
+{
+	double cap = o->max_memory > 0 ? (double)o->max_memory :
+	    eng_default_memory();
+
+	return cap < LBG_EXACT_MEMORY ? cap : LBG_EXACT_MEMORY;
+}
+
+int
+infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
+    struct built *b, double *log_z, struct groups *gr, struct qrows *rows,
+    struct buf *stats, int *solved)
+{
+	struct eng_opts lim = { 0 };
+	int rc;
+
+	*solved = 0;
+	if (!(lim.max_work = infer_lbg_budget(o)))
+		return 0;
+	lim.max_seconds = o->max_seconds / 2;
+	lim.max_memory = infer_lbg_memory(o);
+	rc = infer_exact_solve(r, o, &lim, b, log_z, gr, rows, stats);
+	if (rc == SQLIFT_ELIMIT) {
+		results_clear(gr, rows);
+		stats->len = 0;
+		if (stats->s)
+			stats->s[0] = '\0';
+		r->e->status = 0;
+		r->e->msg[0] = '\0';
+		return 0;
+	}
+	if (rc)
+		return rc;
+	*solved = 1;
+	/* exact_solve's object, with how lbg took it */
+	if (stats->len && stats->s[stats->len - 1] == '}') {
+		stats->s[--stats->len] = '\0';
+		buf_printf(stats, ",\"clusters\":1,\"lifted\":\"the whole "
+		    "model, solved by the lifted search\"}");
+	}
+	return stats->oom ? err_oom(r->e) : 0;
+}
+
 /* Gibbs sampling on the ground model, its atoms read (ground_atoms):
  * each unknown query atom its own group, with its standard error; the
  * largest R-hat of each query predicate in stats and, above

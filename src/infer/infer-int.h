@@ -30,6 +30,9 @@ struct run {
 	                          the ground atoms read when few enough */
 	struct warns w;        /* infer_run's, for runs.warnings */
 	struct err *e;
+	/* lbg: the limit that stopped the lifted build or the grounding
+	 * (status 0: none), the run going the other way */
+	struct err lifted_err, ground_err;
 };
 
 /* One query atom's marginal; group -1 when not from a lifted group. */
@@ -76,6 +79,23 @@ int infer_mark_query(struct run *r, const struct query_atom *qa,
 int infer_build_finish(struct built *b, const struct mln_domain *dom,
     struct err *e) WUR;
 
+/* Exact inference on b (read) within lim's limits (max_nodes, max_work,
+ * max_seconds, max_memory; the order from o): log Z, and the marginals
+ * per group of query atoms. */
+int infer_exact_solve(struct run *r, const struct sqlift_infer_opts *o,
+    const struct eng_opts *lim, struct built *b, double *log_z,
+    struct groups *gr, struct qrows *rows, struct buf *stats) WUR;
+/* lbg's budget for the whole model as one cluster: work of the lifted
+ * search (--exact-budget, eng_opts.max_work; 0: none). */
+int64_t infer_lbg_budget(const struct sqlift_infer_opts *o);
+/* and the memory it may hold (eng_opts.max_memory) */
+double infer_lbg_memory(const struct sqlift_infer_opts *o);
+/* --method lbg, first: the whole model one cluster, solved by the
+ * lifted search within the exact budget (*solved 1), else nothing
+ * (infer-gibbs.c). */
+int infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
+    struct built *b, double *log_z, struct groups *gr, struct qrows *rows,
+    struct buf *stats, int *solved) WUR;
 /* --method gibbs and blocked-gibbs (infer-gibbs.c). */
 int infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
     struct groups *gr, struct qrows *rows, struct buf *stats,

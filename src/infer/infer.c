@@ -474,20 +474,18 @@ build_theory(struct run *r, int normal, struct built *b)
 /* Exact lifted inference: the constrained theory of the model and the
  * evidence (b, read), then the engine; marginals per group of query
  * atoms. */
-static int
-exact_solve(struct run *r, const struct sqlift_infer_opts *o, struct built *b,
-    double *log_z, struct groups *gr, struct qrows *rows, struct buf *stats)
+int
+infer_exact_solve(struct run *r, const struct sqlift_infer_opts *o,
+    const struct eng_opts *lim, struct built *b, double *log_z,
+    struct groups *gr, struct qrows *rows, struct buf *stats)
 {
 	struct eng *g = NULL;
-	struct eng_opts eo = { 0 };
+	struct eng_opts eo = *lim;
 	struct eng_stats st;
 	struct err *e = r->e;
 	int rc;
 
 	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
-	eo.max_nodes = o->max_nodes;
-	eo.max_seconds = o->max_seconds;
-	eo.max_memory = (double)o->max_memory;
 	if ((rc = infer_build_finish(b, r->dom, e)) ||
 	    (rc = eng_new(b->t, &eo, &g, e)) ||
 	    (rc = eng_log_z(g, log_z, e)) ||
@@ -868,7 +866,9 @@ map_atoms_open(const struct run *r)
  * queries and domains (run_setup), then for method (0 exact, 1 lis,
  * 2 ground-lis, 3 map) the cubes, clauses and evidence by block into b,
  * and the count of unknown atoms (map: also the ground atoms, when at
- * most MAP_GROUND_ATOMS), or for -1 (brute) the ground atoms; and the
+ * most MAP_GROUND_ATOMS), or for -1 (brute, gibbs) the ground atoms, or
+ * for 4 (lbg) both, where a limit reached by either is kept in
+ * r->lifted_err or r->ground_err (the run takes the other way); and the
  * fingerprint of the evidence read, which the run records. */
 static int
 run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
@@ -884,10 +884,21 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 	    (rc = store_evidence_fingerprint(r->s, evfp, method < 0 ? NULL : key,
 	    r->e)))
 		return rc;
-	if (method < 0) {
+	if (method == 4 && (rc = build_read(r, normal, key, b)) == SQLIFT_ELIMIT) {
+		r->lifted_err = *r->e;
+		built_free(b);
+	} else if (method == 4 && !rc)
+		rc = count_unknown(r, unknown);
+	if (rc && !r->lifted_err.status)
+		return rc;
+	if (method < 0 || method == 4) {
 		r->g.who = strcmp(o->method, "brute") ? o->method : NULL;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
+		if (method == 4 && rc == SQLIFT_ELIMIT && !r->lifted_err.status) {
+			r->ground_err = *r->e;
+			rc = 0;
+		}
 	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, key,
 	    b)))
 		rc = count_unknown(r, unknown);
@@ -994,7 +1005,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	struct groups gr = { 0 };
 	FILE *res = NULL;
 	int64_t unknown = 0;
-	int rc, exact, lis, gibbs, map, kept;
+	int rc, exact, lis, gibbs, lbg, map, kept;
 	struct lis_result lr = { 0 };
 	struct gibbs_result gres = { 0 };
 	struct map_world mw = { 0 };
@@ -1017,6 +1028,7 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 	    o->method && !strcmp(o->method, "ground-lis") ? 2 : 0;
 	gibbs = o->method && (!strcmp(o->method, "gibbs") ||
 	    !strcmp(o->method, "blocked-gibbs") || !strcmp(o->method, "lbg"));
+	lbg = o->method && !strcmp(o->method, "lbg");
 	map = o->method && !strcmp(o->method, "map");
 	r.map = map;
 	if (!o->method || (!exact && !lis && !gibbs && !map &&
@@ -1032,20 +1044,34 @@ infer_run(struct store *s, const struct sqlift_infer_opts *o, int64_t *run_id,
 		goto done;
 	}
 	/* read the inputs in a snapshot, compute with no lock held */
-	rc = run_read(&r, o, exact ? 0 : lis ? lis : map ? 3 : -1, &b, &text,
-	    &path, &fp, evfp, &unknown);
+	rc = run_read(&r, o, exact ? 0 : lis ? lis : map ? 3 : lbg ? 4 : -1, &b,
+	    &text, &path, &fp, evfp, &unknown);
 	store_rollback(s);
 	if (rc || (rc = warn_zero_weights(&r.w, r.m, o->allow_zero_weights, e)))
 		goto done;
-	if (exact)
-		rc = exact_solve(&r, o, &b, &log_z, &gr, &rows, &stats);
-	else if (lis) {
+	if (exact) {
+		struct eng_opts lim = { 0 };
+		lim.max_nodes = o->max_nodes;
+		lim.max_seconds = o->max_seconds;
+		lim.max_memory = (double)o->max_memory;
+		rc = infer_exact_solve(&r, o, &lim, &b, &log_z, &gr, &rows, &stats);
+	} else if (lis) {
 		rc = lis_solve(&r, o, lis == 2, &b, &log_z, &gr, &rows, &stats,
 		    &lr);
 		if (!rc)
 			warn_lis(&r.w, &lr, o->samples, o->max_seconds);
 	} else if (gibbs) {
-		rc = infer_gibbs_solve(&r, o, &gr, &rows, &stats, &gres, &unknown);
+		int solved = 0;
+		if (lbg && !r.lifted_err.status)
+			rc = infer_lbg_lifted(&r, o, &b, &log_z, &gr, &rows, &stats,
+			    &solved);
+		if (!solved)
+			built_free(&b);  /* the sampler works on the ground model */
+		if (!rc && !solved && r.ground_err.status)
+			rc = err_set(e, r.ground_err.status, "%s", r.ground_err.msg);
+		else if (!rc && !solved)
+			rc = infer_gibbs_solve(&r, o, &gr, &rows, &stats, &gres,
+			    &unknown);
 	} else if (map) {
 		if (!(rc = infer_map_solve(&r, o, &b, &mw, &stats)))
 			rc = infer_map_rows(&r, &mw, &rows);
@@ -1137,6 +1163,51 @@ done:
 #define EXPLAIN_SECONDS 3.0
 #define EXPLAIN_MEMORY (1024.0 * 1024 * 1024)
 
+/* explain -m lbg, first: the whole model one cluster when the lifted
+ * search finds its log Z within lbg's budget (*whole 1, printed), as
+ * infer_lbg_lifted takes it. */
+static int
+lbg_explain_whole(struct run *r, const struct sqlift_infer_opts *o,
+    int normal, const char *path, FILE *out, int *whole)
+{
+	struct built b = { 0 };
+	struct eng_opts eo = { 0 };
+	struct eng_stats st;
+	struct eng *g = NULL;
+	double lz;
+	int rc;
+
+	*whole = 0;
+	if (!(eo.max_work = infer_lbg_budget(o)))
+		return 0;
+	eo.order = ENG_MIN_TABLE;
+	eo.max_seconds = EXPLAIN_SECONDS;
+	eo.max_memory = infer_lbg_memory(o);
+	if (!(rc = build_theory(r, normal, &b)) &&
+	    !(rc = eng_new(b.t, &eo, &g, r->e)))
+		rc = eng_log_z(g, &lz, r->e);
+	if (rc == SQLIFT_ELIMIT) {
+		r->e->status = 0;
+		r->e->msg[0] = '\0';
+		rc = 0;
+	} else if (!rc) {
+		*whole = 1;
+		eng_get_stats(g, &st);
+		fprintf(out, "model: %s\n", path);
+		for (size_t p = 0; p < r->m->preds.n; p++)
+			fprintf(out, "predicate %s: %s world\n",
+			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
+			    "open");
+		fprintf(out, "clusters: 1\n  cluster 1: the whole model; lifted: "
+		    "the lifted search solves it in %lld nodes (log Z %.17g), "
+		    "so every sweep would be an exact draw: the marginals are "
+		    "computed, not sampled\n", (long long)st.nodes, lz + b.k);
+	}
+	eng_free(g);
+	built_free(&b);
+	return rc;
+}
+
 int
 infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
     FILE *out, struct err *e)
@@ -1153,7 +1224,10 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	if ((rc = run_setup(&r, o, &text, &path, &fp)))
 		goto done;
 	if (o->method && !strcmp(o->method, "lbg")) {
-		rc = infer_lbg_explain(&r, path, out);
+		int whole;
+		if (!(rc = lbg_explain_whole(&r, o, normal, path, out, &whole)) &&
+		    !whole)
+			rc = infer_lbg_explain(&r, path, out);
 		goto done;
 	}
 	if ((rc = build_theory(&r, normal, &b)))

@@ -135,7 +135,9 @@ static const struct opt table[] = {
 	{ { "exact_budget", "exact-budget", 0, "N", "0 or more", "10000",
 	    "lis: solve a part exactly when the exact\n"
 	    "search needs at most N nodes (default 10000;\n"
-	    "0: sample every branch)\n" },
+	    "0: sample every branch); lbg: the work of the\n"
+	    "try of the whole model as one cluster (default\n"
+	    "100000; 0: always sample)\n" },
 	    OPT_INT64, OFF(exact_budget), 0, INT64_MAX, NULL, 1,
 	    "exact_budget" },
 	{ { "marginals", "marginals", 0, "M", "auto, path, pairs, counts",

@@ -39,6 +39,8 @@ struct eng_opts {
 	int order;             /* enum eng_order */
 	int semiring;          /* enum eng_semiring */
 	int64_t max_nodes;     /* 0: no limit */
+	int64_t max_work;      /* 0: no limit; else nodes of n clauses
+	                          counting 1 + n / 64 (exact_budget's unit) */
 	double max_seconds;    /* 0: no limit */
 	double max_memory;     /* bytes the search and its cache may hold
 	                          (SQLIFT_ELIMIT beyond; the cache stops

@@ -507,6 +507,10 @@ limits(struct eng *g, const struct th *t)
 	g->try_work += 1 + (int64_t)t->c.n / BUDGET_CLAUSES;
 	if (g->mode.trying && g->try_work > g->try_limit)
 		return ENG_OVER_BUDGET;
+	if (g->o.max_work > 0 && g->try_work > g->o.max_work)
+		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
+		    "its budget of %lld units of work%s%s", (long long)g->o.max_work,
+		    g->step[0] ? " while " : "", g->step);
 	if (g->o.max_nodes > 0 && g->st.nodes > g->o.max_nodes)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "--max-nodes %lld%s%s: the theory does not lift (try --method "
