@@ -673,15 +673,21 @@ struct mbpoly {
 	double *w0, *pl, *w, top;
 };
 
+static void
+mbpoly_free(struct mbpoly *c)
+{
+	if (c) {
+		free(c->w0);
+		free(c->pl);
+		free(c->w);
+	}
+	free(c);
+}
+
 void
 multibin_free(struct eng *g)
 {
-	if (g->mbp) {
-		free(g->mbp->w0);
-		free(g->mbp->pl);
-		free(g->mbp->w);
-	}
-	free(g->mbp);
+	mbpoly_free(g->mbp);
 	g->mbp = NULL;
 }
 
@@ -853,6 +859,7 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	int64_t total = 0;
 	double *w = NULL, *terms = NULL, *q = NULL, *ra = NULL, *rb = NULL;
 	unsigned char *need = NULL;
+	struct mbpoly *poly = NULL;
 	struct th *d = NULL, *split = NULL;
 	struct index six = { 0 };
 
@@ -917,10 +924,15 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 		memset(w, 0, ((size_t)total + 1) * sizeof *w);
 	} else if ((*rc = count_poly(g, &m, len, q, ra, rb)))
 		goto done;
-	else  /* w: where the polynomial is finite, a bound on it */
+	else {
+		/* held here while the branches search: a rule below keeps
+		 * its own in g->mbp */
+		poly = g->mbp;
+		g->mbp = NULL;
+		/* w: where the polynomial is finite, a bound on it */
 		for (int64_t k = 0; k <= total; k++)
-			w[k] = k < g->mbp->lo || k > g->mbp->hi ? -INFINITY :
-			    g->mbp->top;
+			w[k] = k < poly->lo || k > poly->hi ? -INFINITY : poly->top;
+	}
 	key[0] = m.pred;
 	key[1] = m.b[0];
 	key[2] = 0;
@@ -928,8 +940,12 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 		*rc = err_oom(g->e);
 	else if (!(*rc = branch(g, d, m.b[0], key, len, w, total, terms)))
 		*out = g->plan ? sr_sum.combine(terms, total + 1) :
-		    weigh(g->mbp, terms, need, ra, rb);
+		    weigh(poly, terms, need, ra, rb);
 done:
+	if (poly) {  /* the cache again, for the next search of a marginal */
+		multibin_free(g);
+		g->mbp = poly;
+	}
 	th_free(d);
 	th_free(split);
 	if (split)

@@ -368,6 +368,33 @@ brute_vs_exact(sqlift *h, const char *dbp, struct sqlift_infer_opts *o,
 	return 1;
 }
 
+/* A multi-block binomial whose branches meet the rule again with other
+ * private parts (the slow suite's seed 559 of test_engine_with_evidence):
+ * the inner one's polynomial must not stand for the outer's (it did, and
+ * Q(B)'s marginal was 0.46 instead of 0.69). */
+START_TEST(test_engine_multibin_nested)
+{
+	static const char mb[] = "t = {A, B, C, D}\nu = {E}\nP(t)\nQ(t)\n"
+	    "1.270 Q(y)\n-1.225 P(x) ^ Q(z) v P(A)\n"
+	    "-0.230 EXIST y (!P(A) v Q(x) v Q(y))\n";
+	const char *dbp = tu_file("mbn.db", NULL), *evs[1];
+	struct sqlift_infer_opts o = { 0 };
+	int fired = 0;
+	int64_t n;
+	sqlift *h;
+
+	unlink(dbp);
+	evs[0] = tu_file("mbn.txt", "!Q(C)\n");
+	ck_assert_int_eq(sqlift_open(dbp, SQLIFT_OPEN_CREATE, &h), 0);
+	ck_assert_int_eq(sqlift_load(h, tu_file("mbn.mln", mb), evs, 1, 0, &n),
+	    0);
+	o.queries = "Q";
+	ck_assert_int_eq(brute_vs_exact(h, dbp, &o, "multi-block binomial",
+	    &fired, 559, mb, "!Q(C)\n"), 1);
+	ck_assert_int_eq(fired, 1);
+}
+END_TEST
+
 START_TEST(test_engine_multibin)
 {
 	/* Q mostly in formulas of one variable: its evidence splits the
@@ -949,7 +976,7 @@ main(void)
 	const TTest *const tests[] = {
 		test_engine_random_models,
 		test_engine_with_evidence,
-		test_engine_multibin,
+		test_engine_multibin, test_engine_multibin_nested,
 		test_engine_cellgraph,
 		test_engine_cellgraph_pruned,
 		test_engine_cgsum,
