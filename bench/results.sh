@@ -14,7 +14,7 @@
 # so).  The libraries are taken from the binary's folder.  Knobs: OUT
 # (the page, default bench/RESULTS.md beside this script), DATA (as the
 # other scripts), SKIP (names of sections not to run: load cubes exact
-# kazemi scaling lis fig2 map gibbs gibbsfs same), FUZZ (bench/fuzz.sh outputs
+# kazemi scaling lis fig2 map gibbs gibbsfs gibbsbig same), FUZZ (bench/fuzz.sh outputs
 # to show: fuzzing takes hours, so the page shows a finished run's rows
 # rather than running it), KEEP (a folder for the sections' outputs:
 # a run with the same KEEP runs only the sections not yet done),
@@ -64,6 +64,7 @@ map|MAP_SECONDS=10|bench/map.sh
 mappeers|PEER_SECONDS=10 PROGRAMS="alchemy tuffy"|bench/map-peers.sh
 gibbs|LBG_SIZES=25 LIMIT=10|bench/lbg.sh M1 M2
 gibbsfs|LBG_SIZES=25 FS_SWEEPS=200 LIMIT=10|bench/lbg.sh FS
+gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
 same||bench/same.sh quick
 X
 else
@@ -80,6 +81,7 @@ map|MAP_SECONDS=10|bench/map.sh
 mappeers|PEER_SECONDS=10 PROGRAMS="alchemy tuffy"|bench/map-peers.sh
 gibbs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh M1 M2 M3 M4
 gibbsfs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh FS FSB
+gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
 same||bench/same.sh all
 X
 fi
@@ -279,6 +281,11 @@ targets_() {
 	else
 		echo "| every reader fuzzed, 10^6 executions each, no crash, leak or report | not run (FUZZ unset) | |"
 	fi
+	# lbg on friends and smokers at 10,000 persons (issue 24 item 7)
+	awk -F' *[|] *' '$2 == "FS" && $5 == "lbg" { n++; if ($6 ~ /^[0-9.]+$/ && $7 + 0 < 1024) ok++
+		v = sprintf("n = %s: %s s, %s MiB, largest difference from exact %s, clusters %s", $3, $6, $7, $8, $9) }
+	END { if (!n) print "| lbg: friends and smokers, 10,000 persons, 10% evidence, under 1 GB | not run | |"
+		else printf "| lbg: friends and smokers, 10,000 persons, 10%% evidence, under 1 GB | %s | %s |\n", ok == n ? "**met**" : "**missed**", v }' "$dir/gibbsbig.out" 2>/dev/null
 	# identity
 	if grep -q '^same.sh: ' "$dir/same.out" 2>/dev/null; then
 		tot=$(grep '^| total' "$dir/same.out" | awk -F' *[|] *' '{ print "CPU new/old " $9 ", wall " $6 }')
@@ -297,7 +304,7 @@ targets_() {
 	fi
 }
 
-for s in load cubes exact evidence large kazemi scaling lis fig2 map mappeers gibbs gibbsfs same; do
+for s in load cubes exact evidence large kazemi scaling lis fig2 map mappeers gibbs gibbsfs gibbsbig same; do
 	run "$s"
 done
 took=$((($(cat "$dir"/*.min 2>/dev/null | awk '{ s += $1 } END { print s + 0 }') + 30) / 60))
@@ -343,8 +350,7 @@ os=$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME" || uname -sr)
 cat <<X
 # sqlift benchmark results
 
-Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh all\`).
-Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
+Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the full page: \`SQLIFT=BUILD/.libs/sqlift OLD=REF/.libs/sqlift sh bench/results.sh all\`). Earlier figures: \`git log -p bench/RESULTS.md\`; how each workload is measured, and why: docs/internals/bench.md.
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
 - Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '; sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
