@@ -77,8 +77,8 @@ const struct cli_cmd cmd_explain = {
 	"  -m, --method M      exact (default): the plan of log Z; map: the\n"
 	"                      plan of the MAP search (the max semiring); lbg:\n"
 	"                      the clusters of lbg, each with its cost\n"
-	"  --exact-budget N    lbg: the lifted search's nodes for the whole\n"
-	"                      model as one cluster (default 10000; 0: none)\n",
+	"  --exact-budget N    lbg: the lifted search's work on the whole model\n"
+	"                      as one cluster (default 100000; 0: none)\n",
 	run,
 	NULL
 };

@@ -27,7 +27,7 @@ results_clear(struct groups *gr, struct qrows *rows)
  * whether the whole model is such a cluster: when the lifted search
  * solves it within the exact budget (--exact-budget units of work, a
  * node of n clauses counting 1 + n / 64, LBG_EXACT_BUDGET by default;
- * LBG_EXACT_MEMORY bytes; half of --max-seconds),
+ * LBG_EXACT_MEMORY bytes; LBG_EXACT_SECONDS, or half of --max-seconds),
  * nothing lies outside the cluster,
  * every sweep would be an exact draw of the whole world, and the
  * Rao-Blackwellised marginals (each atom's conditional probability
@@ -39,6 +39,13 @@ infer_lbg_budget(const struct sqlift_infer_opts *o)
 {
 	return o->exact_budget == 0 ? LBG_EXACT_BUDGET : o->exact_budget < 0 ?
 	    0 : o->exact_budget;
+}
+
+double
+infer_lbg_seconds(const struct sqlift_infer_opts *o)
+{
+	return o->max_seconds > 0 && o->max_seconds / 2 < LBG_EXACT_SECONDS ?
+	    o->max_seconds / 2 : LBG_EXACT_SECONDS;
 }
 
 double
@@ -61,11 +68,12 @@ infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
 	*solved = 0;
 	if (!(lim.max_work = infer_lbg_budget(o)))
 		return 0;
-	lim.max_seconds = o->max_seconds / 2;
+	lim.max_seconds = infer_lbg_seconds(o);
 	lim.max_memory = infer_lbg_memory(o);
 	rc = infer_exact_solve(r, o, &lim, b, log_z, gr, rows, stats);
 	if (rc == SQLIFT_ELIMIT) {
 		results_clear(gr, rows);
+		*log_z = 0;  /* as a sampled run's */
 		stats->len = 0;
 		if (stats->s)
 			stats->s[0] = '\0';

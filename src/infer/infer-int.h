@@ -88,8 +88,9 @@ int infer_exact_solve(struct run *r, const struct sqlift_infer_opts *o,
 /* lbg's budget for the whole model as one cluster: work of the lifted
  * search (--exact-budget, eng_opts.max_work; 0: none). */
 int64_t infer_lbg_budget(const struct sqlift_infer_opts *o);
-/* and the memory it may hold (eng_opts.max_memory) */
+/* and the memory it may hold and the seconds it may take */
 double infer_lbg_memory(const struct sqlift_infer_opts *o);
+double infer_lbg_seconds(const struct sqlift_infer_opts *o);
 /* --method lbg, first: the whole model one cluster, solved by the
  * lifted search within the exact budget (*solved 1), else nothing
  * (infer-gibbs.c). */

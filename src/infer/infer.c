@@ -886,6 +886,7 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		return rc;
 	if (method == 4 && (rc = build_read(r, normal, key, b)) == SQLIFT_ELIMIT) {
 		r->lifted_err = *r->e;
+		*r->e = (struct err){ 0 };
 		built_free(b);
 	} else if (method == 4 && !rc)
 		rc = count_unknown(r, unknown);
@@ -897,6 +898,7 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		    r->closed, r->e);
 		if (method == 4 && rc == SQLIFT_ELIMIT && !r->lifted_err.status) {
 			r->ground_err = *r->e;
+			*r->e = (struct err){ 0 };
 			rc = 0;
 		}
 	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, key,
@@ -1164,8 +1166,8 @@ done:
 #define EXPLAIN_MEMORY (1024.0 * 1024 * 1024)
 
 /* explain -m lbg, first: the whole model one cluster when the lifted
- * search finds its log Z within lbg's budget (*whole 1, printed), as
- * infer_lbg_lifted takes it. */
+ * search finds its log Z within lbg's budget (*whole 1, printed); infer
+ * (infer_lbg_lifted) spends the same budget on log Z and the marginals. */
 static int
 lbg_explain_whole(struct run *r, const struct sqlift_infer_opts *o,
     int normal, const char *path, FILE *out, int *whole)
@@ -1180,9 +1182,11 @@ lbg_explain_whole(struct run *r, const struct sqlift_infer_opts *o,
 	*whole = 0;
 	if (!(eo.max_work = infer_lbg_budget(o)))
 		return 0;
-	eo.order = ENG_MIN_TABLE;
-	eo.max_seconds = EXPLAIN_SECONDS;
+	eo.order = o->order ? eng_order_parse(o->order) : ENG_MIN_TABLE;
+	eo.max_seconds = infer_lbg_seconds(o);
 	eo.max_memory = infer_lbg_memory(o);
+	if (eo.order < 0)
+		eo.order = ENG_MIN_TABLE;
 	if (!(rc = build_theory(r, normal, &b)) &&
 	    !(rc = eng_new(b.t, &eo, &g, r->e)))
 		rc = eng_log_z(g, &lz, r->e);
@@ -1199,9 +1203,10 @@ lbg_explain_whole(struct run *r, const struct sqlift_infer_opts *o,
 			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
 			    "open");
 		fprintf(out, "clusters: 1\n  cluster 1: the whole model; lifted: "
-		    "the lifted search solves it in %lld nodes (log Z %.17g), "
-		    "so every sweep would be an exact draw: the marginals are "
-		    "computed, not sampled\n", (long long)st.nodes, lz + b.k);
+		    "the lifted search finds log Z (%.17g) in %lld nodes within "
+		    "the budget, so every sweep would be an exact draw: infer "
+		    "computes the marginals, not samples them, if they fit in "
+		    "the same budget\n", lz + b.k, (long long)st.nodes);
 	}
 	eng_free(g);
 	built_free(&b);

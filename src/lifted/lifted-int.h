@@ -49,6 +49,10 @@ _Static_assert(MLN_MAX_ARITY <= MAX_VARS && MLN_MAX_CLAUSE_LITS <= MAX_VARS &&
 #define HELD_EXTRA 16
 
 #define LOG2 0.69314718055994530942
+/* The deepest the search goes (search_child's levels), well inside an
+ * 8 MB stack: friends and smokers with a transitive Friends overflowed
+ * it at about 3,400 levels */
+#define ENG_MAX_DEPTH 1000
 
 /* What the search combines (enum eng_semiring), as a value the rules
  * apply: sum for log Z, max for the heaviest world (MAP).  A new

@@ -242,13 +242,17 @@ find_private(struct mb *m)
 	}
 }
 
-/* The largest set of candidate blocks found alike, greedily. */
-static void
-pick_blocks(struct mb *m)
+/* The largest set of candidate blocks found alike, greedily; -1 past
+ * the search's --max-seconds (up to nc^2 checks of every clause: this
+ * node alone can take seconds). */
+static int
+pick_blocks(const struct eng *g, struct mb *m)
 {
 	int best[MB_MAX_BLOCKS], nbest = 0, used[MB_MAX_BLOCKS] = { 0 };
 
 	for (int s = 0; s < m->nc; s++) {
+		if (g->o.max_seconds > 0 && now_seconds() - g->t0 > g->o.max_seconds)
+			return -1;
 		if (used[s])
 			continue;
 		m->nb = 1;
@@ -269,6 +273,7 @@ pick_blocks(struct mb *m)
 	}
 	m->nb = nbest;
 	memcpy(m->b, best, (size_t)nbest * sizeof *best);
+	return 0;
 }
 
 /* log Z of one constant of block b's private clauses with P true and
@@ -753,7 +758,7 @@ poly_new(struct eng *g, const struct mb *m, const double *zt,
 	}
 	for (int64_t j = 0; j <= c->deg; j++)
 		c->w[j] = NAN;
-	for (int k = 0, deg = 0; k < m->nb; k++) {
+	for (int64_t k = 0, deg = 0; k < m->nb; k++) {
 		if (k == last)
 			continue;
 		if (first) {
@@ -900,7 +905,12 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 		goto done;
 	}
 	find_private(&m);
-	pick_blocks(&m);
+	if (pick_blocks(g, &m) < 0) {
+		*rc = err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
+		    "--max-seconds %g: the theory does not lift (try --method lis)",
+		    g->o.max_seconds);
+		goto done;
+	}
 	if (m.nb < 2)
 		goto done;
 	(void)alike(&m);       /* m.bpos for the blocks picked */

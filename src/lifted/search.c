@@ -507,6 +507,13 @@ limits(struct eng *g, const struct th *t)
 	g->try_work += 1 + (int64_t)t->c.n / BUDGET_CLAUSES;
 	if (g->mode.trying && g->try_work > g->try_limit)
 		return ENG_OVER_BUDGET;
+	/* each level holds a few frames of the C stack: a search this deep
+	 * (a block grounded one constant at a time) would overflow it */
+	if (g->depth > ENG_MAX_DEPTH)
+		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
+		    "%d levels of search%s%s: the theory does not lift (try "
+		    "--method lis)", ENG_MAX_DEPTH, g->step[0] ? " while " : "",
+		    g->step);
 	if (g->o.max_work > 0 && g->try_work > g->o.max_work)
 		return err_set(g->e, SQLIFT_ELIMIT, "exact inference stopped at "
 		    "its budget of %lld units of work%s%s", (long long)g->o.max_work,

@@ -30,6 +30,10 @@
  * at the work, 0.9 and 1.3 s after their theories are built */
 #define LBG_EXACT_BUDGET 100000
 #define LBG_EXACT_MEMORY (256.0 * 1024 * 1024)
+/* and its seconds: a guard, as the work of a node that does not lift can
+ * grow faster than its count (friends and smokers at n = 500 with sparse
+ * Friends evidence: 50,000 units took 7 s) */
+#define LBG_EXACT_SECONDS 2.0
 #define LBG_ALPHA 4.0
 #define LBG_CLASSES 256
 /* a binomial block has at most LBG_PIVOT_MAX pivots (its tables are
