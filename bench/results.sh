@@ -419,8 +419,7 @@ cat <<X
 
 ## Exact inference at scale, beside the count-sum and Forclift (issue 22)
 
-Whole-process wall (_s) and CPU (_cpu: user + system, all threads) seconds of sqlift exact (load excluded), bench/fs-countsum.c and Forclift (with the JVM; fc_own_s without); ratios of each;
-stop: past the time limit (LIMIT, 60 s); -: not run; agree: log Z within 1e-9; +ev: 40% per-atom evidence; models: bench/scaling.sh's top.
+Whole-process wall (_s) and CPU (_cpu: user + system, all threads) seconds of sqlift exact (load excluded), bench/fs-countsum.c and Forclift (with the JVM; fc_own_s without); ratios of each; stop: past the time limit (LIMIT, 60 s); -: not run; agree: log Z within 1e-9; +ev: 40% per-atom evidence; models: bench/scaling.sh's top.
 $(cmdline scaling)
 
 X
