@@ -522,7 +522,7 @@ X
 		print "|---|--:|--:|--:|--:|--:|--:|---|"; for (i = 1; i <= n; i++) print rows[i]
 		m = split(all, a, " ")
 		for (i = 1; i <= m; i++) if (!(a[i] in had)) print "| " a[i] " | | | | | | | no row: not run, or its run not finished |"
-		print "Runs: " runs "." }'
+		print ""; print "Runs: " runs "." }'
 fi
 } | cat -s >"$OUT.tmp"  # one blank line between blocks
 mv "$OUT.tmp" "$OUT"
