@@ -77,8 +77,7 @@ infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
 		stats->len = 0;
 		if (stats->s)
 			stats->s[0] = '\0';
-		r->e->status = 0;
-		r->e->msg[0] = '\0';
+		err_clear(r->e);
 		return 0;
 	}
 	if (rc)
@@ -228,10 +227,7 @@ infer_lbg_explain(struct run *r, const char *path, FILE *out)
 		    "the hard formula %s", r->g.zero_why);
 	if (!(rc = lbg_explain(&r->g, &text, r->e))) {
 		fprintf(out, "model: %s\n", path);
-		for (size_t p = 0; p < r->m->preds.n; p++)
-			fprintf(out, "predicate %s: %s world\n",
-			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
-			    "open");
+		infer_print_worlds(r, out);
 		fprintf(out, "%s", text.s ? text.s : "");
 	}
 	buf_free(&text);

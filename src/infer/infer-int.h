@@ -101,6 +101,8 @@ int infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
 int infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
     struct groups *gr, struct qrows *rows, struct buf *stats,
     struct gibbs_result *res, int64_t *unknown) WUR;
+/* explain's lines "predicate P: open|closed world", one per predicate. */
+void infer_print_worlds(const struct run *r, FILE *out);
 /* explain --method lbg: the ground model's clusters (after run_setup). */
 int infer_lbg_explain(struct run *r, const char *path, FILE *out) WUR;
 /* --method map (infer-map.c): the world into w, then as rows. */

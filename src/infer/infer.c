@@ -886,7 +886,7 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		return rc;
 	if (method == 4 && (rc = build_read(r, normal, key, b)) == SQLIFT_ELIMIT) {
 		r->lifted_err = *r->e;
-		*r->e = (struct err){ 0 };
+		err_clear(r->e);
 		built_free(b);
 	} else if (method == 4 && !rc)
 		rc = count_unknown(r, unknown);
@@ -898,7 +898,7 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		    r->closed, r->e);
 		if (method == 4 && rc == SQLIFT_ELIMIT && !r->lifted_err.status) {
 			r->ground_err = *r->e;
-			*r->e = (struct err){ 0 };
+			err_clear(r->e);
 			rc = 0;
 		}
 	} else if (!(rc = build_read(r, method == 2 ? CT_GROUND : normal, key,
@@ -1165,6 +1165,14 @@ done:
 #define EXPLAIN_SECONDS 3.0
 #define EXPLAIN_MEMORY (1024.0 * 1024 * 1024)
 
+void
+infer_print_worlds(const struct run *r, FILE *out)
+{
+	for (size_t p = 0; p < r->m->preds.n; p++)
+		fprintf(out, "predicate %s: %s world\n", r->m->preds.v[p].name,
+		    r->closed[p] ? "closed" : "open");
+}
+
 /* explain -m lbg, first: the whole model one cluster when the lifted
  * search finds its log Z within lbg's budget (*whole 1, printed); infer
  * (infer_lbg_lifted) spends the same budget on log Z and the marginals. */
@@ -1191,17 +1199,13 @@ lbg_explain_whole(struct run *r, const struct sqlift_infer_opts *o,
 	    !(rc = eng_new(b.t, &eo, &g, r->e)))
 		rc = eng_log_z(g, &lz, r->e);
 	if (rc == SQLIFT_ELIMIT) {
-		r->e->status = 0;
-		r->e->msg[0] = '\0';
+		err_clear(r->e);
 		rc = 0;
 	} else if (!rc) {
 		*whole = 1;
 		eng_get_stats(g, &st);
 		fprintf(out, "model: %s\n", path);
-		for (size_t p = 0; p < r->m->preds.n; p++)
-			fprintf(out, "predicate %s: %s world\n",
-			    r->m->preds.v[p].name, r->closed[p] ? "closed" :
-			    "open");
+		infer_print_worlds(r, out);
 		fprintf(out, "clusters: 1\n  cluster 1: the whole model; lifted: "
 		    "the lifted search finds log Z (%.17g) in %lld nodes within "
 		    "the budget, so every sweep would be an exact draw: infer "
@@ -1243,9 +1247,7 @@ infer_explain(struct store *s, const struct sqlift_infer_opts *o, int normal,
 	}
 	fprintf(out, "model: %s\nconstraints: %s\n", path, normal ? "normal" :
 	    "setineq");
-	for (size_t p = 0; p < r.m->preds.n; p++)
-		fprintf(out, "predicate %s: %s world\n", r.m->preds.v[p].name,
-		    r.closed[p] ? "closed" : "open");
+	infer_print_worlds(&r, out);
 	fprintf(out, "%s", body);
 	fprintf(out, "clause conversion constant %.17g\n", b.k);
 	{

@@ -514,20 +514,19 @@ replay(struct eng *g, struct tmpl *tp, int64_t k, int64_t n,
 
 /* The counts lo..hi over which d's children keep one structure: every
  * variable of a clause can take a constant of its own in b0 and in b1
- * (so normalisation drops the same clauses), with a finite weight. */
+ * (so normalisation drops the same clauses), within the counts wlo..whi
+ * that have a weight. */
 static void
-replay_range(const struct th *d, const double *w, int64_t n, int64_t *lo,
-    int64_t *hi)
+replay_range(const struct th *d, int64_t wlo, int64_t whi, int64_t n,
+    int64_t *lo, int64_t *hi)
 {
 	int64_t m = 2;
 
 	for (size_t i = 0; i < d->c.n; i++)
 		if (d->c.v[i]->nvars > m)
 			m = d->c.v[i]->nvars;
-	for (*lo = m; *lo <= n - m && w[*lo] == -INFINITY; (*lo)++)
-		;
-	for (*hi = n - m; *hi >= *lo && w[*hi] == -INFINITY; (*hi)--)
-		;
+	*lo = wlo > m ? wlo : m;
+	*hi = whi < n - m ? whi : n - m;
 }
 
 /* The child of count k: from the template when there is one (tp->t)
@@ -559,14 +558,15 @@ branch_child(struct eng *g, const struct th *d, const struct asg *as,
 }
 
 /* Branches merged theory d on the count of P(b0): terms[K] the log Z
- * of branch K (unweighed), -inf where w[K] is (no such count); d is
+ * of branch K (unweighed) for wlo <= K <= whi, the counts with a
+ * weight, -inf for the others; d is
  * freed by the caller.  Between the counts lo and hi the children
  * differ only in the sizes of b0 and its complement, so one is
  * simplified and the others are its sums redone with their sizes
  * (docs/internals/lifted.md, "Replayed branches"). */
 static int
 branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
-    const double *w, int64_t n, double *terms)
+    int64_t wlo, int64_t whi, int64_t n, double *terms)
 {
 	int kt[KEY_BUF], kf[KEY_BUF], nb, rc = 0, redo = 0;
 	struct asg as = { 2, { kt, kf }, { len, len }, { 1, 0 } };
@@ -583,7 +583,7 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 		return err_oom(g->e);
 	key_with(key, len, b0, b0, kt);
 	key_with(key, len, b0, nb, kf);
-	replay_range(d, w, n, &lo, &hi);
+	replay_range(d, wlo, whi, n, &lo, &hi);
 	tp.tr.b0 = b0;
 	tp.tr.b1 = nb;
 	if (g->plan || g->ntag)
@@ -591,7 +591,7 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 	if (g->plan)
 		g->mult *= (double)n + 1;
 	for (int64_t k = 0; k <= n && !rc; k++) {
-		if ((g->plan && k != n / 2) || w[k] == -INFINITY) {
+		if ((g->plan && k != n / 2) || k < wlo || k > whi) {
 			terms[k] = -INFINITY;
 			continue;
 		}
@@ -602,8 +602,6 @@ branch(struct eng *g, struct th *d, int b0, const int *key, size_t len,
 		/* the template differed at hi: the counts between in full */
 		for (int64_t j = lo + 1; redo && j < hi && !rc; j++) {
 			struct th *c;
-			if (w[j] == -INFINITY)
-				continue;
 			g->st.nodes--;
 			d->size[b0] = j;
 			d->size[nb] = n - j;
@@ -862,7 +860,7 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	int key[KEY_BUF], ok = 0;
 	size_t len = 0, nc;
 	int64_t total = 0;
-	double *w = NULL, *terms = NULL, *q = NULL, *ra = NULL, *rb = NULL;
+	double *terms = NULL, *q = NULL, *ra = NULL, *rb = NULL;
 	unsigned char *need = NULL;
 	struct mbpoly *poly = NULL;
 	struct th *d = NULL, *split = NULL;
@@ -916,8 +914,7 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	(void)alike(&m);       /* m.bpos for the blocks picked */
 	for (int k = 0; k < m.nb; k++)
 		total += t->size[m.b[k]];
-	if (!(w = xmalloc(((size_t)total + 1) * sizeof *w)) ||
-	    !(terms = xmalloc(((size_t)total + 1) * sizeof *terms)) ||
+	if (!(terms = xmalloc(((size_t)total + 1) * sizeof *terms)) ||
 	    !(need = xmalloc((size_t)total + 1)) ||
 	    !(q = xmalloc(((size_t)total + 1) * sizeof *q)) ||
 	    !(ra = xmalloc(2 * ((size_t)total + 1) * sizeof *ra)) ||
@@ -928,27 +925,23 @@ multibin(struct eng *g, const struct th *t, const struct index *ix, int cls,
 	ok = 1;
 	g->st.binomials++;
 	g->st.multibinomials++;
-	if (g->plan) {
-		/* a schematic run follows one branch: its weight is moot */
+	if (g->plan)  /* a schematic run follows one branch: no weight */
 		plan_rule(g, &m, total);
-		memset(w, 0, ((size_t)total + 1) * sizeof *w);
-	} else if ((*rc = count_poly(g, &m, len, q, ra, rb)))
+	else if ((*rc = count_poly(g, &m, len, q, ra, rb)))
 		goto done;
 	else {
 		/* held here while the branches search: a rule below keeps
 		 * its own in g->mbp */
 		poly = g->mbp;
 		g->mbp = NULL;
-		/* w: where the polynomial is finite, a bound on it */
-		for (int64_t k = 0; k <= total; k++)
-			w[k] = k < poly->lo || k > poly->hi ? -INFINITY : poly->top;
 	}
 	key[0] = m.pred;
 	key[1] = m.b[0];
 	key[2] = 0;
 	if (!(d = merged_theory(&m, total)))
 		*rc = err_oom(g->e);
-	else if (!(*rc = branch(g, d, m.b[0], key, len, w, total, terms)))
+	else if (!(*rc = branch(g, d, m.b[0], key, len, poly ? poly->lo : 0,
+	    poly ? poly->hi : total, total, terms)))
 		*out = g->plan ? sr_sum.combine(terms, total + 1) :
 		    weigh(poly, terms, need, ra, rb);
 done:
@@ -960,7 +953,6 @@ done:
 	th_free(split);
 	if (split)
 		index_free(&six);
-	free(w);
 	free(terms);
 	free(need);
 	free(q);

@@ -34,6 +34,13 @@ err_oom(struct err *e)
 	return err_set(e, SQLIFT_ENOMEM, "out of memory");
 }
 
+void
+err_clear(struct err *e)
+{
+	e->status = 0;
+	e->msg[0] = '\0';
+}
+
 /* Allocations left before the one that fails (0: off); the sampling
  * threads allocate too, so it is counted down atomically. */
 static atomic_long fail_countdown;

@@ -21,6 +21,8 @@ struct err {
  * `return err_set(e, SQLIFT_EINPUT, "...")`. */
 int err_set(struct err *e, int status, const char *fmt, ...) PRINTF(3, 4);
 int err_oom(struct err *e);
+/* Forgets what e recorded (a limit a caller takes another way round). */
+void err_clear(struct err *e);
 
 /* Fault injection for tests: the k-th allocation from now fails (0: off). */
 void util_fail_alloc_after(long k);
