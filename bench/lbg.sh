@@ -8,7 +8,9 @@
 # sweeps of gibbs and blocked-gibbs (one chain, no burn-in, SWEEPS sweeps
 # scaled) and per 100 samples of lis, from runs.seconds less the
 # grounding (stats.ground_seconds) or the theory's building
-# (stats.theory_seconds), side by side, and lbg's the same way; "stop"
+# (stats.theory_seconds) and the blocks' (stats.blocks_seconds: lbg's
+# clustering, its trees and bundles), side by side, and lbg's the same
+# way, with gibbs / lbg and lbg's clustering seconds apart; "stop"
 # past LIMIT seconds (the whole run).
 #
 # lbg is run with --exact-budget 0 (the sampler, every model clustered
@@ -87,8 +89,9 @@ run() {  # db method args...: seconds of the run, or stop
 	    >/dev/null 2>"$dir/err"); then
 		sqlite3 "$db" "SELECT printf('%.2f', (seconds -
 		    coalesce(json_extract(stats, '$.ground_seconds'),
-		    json_extract(stats, '$.theory_seconds'), 0)) * 100.0 / $SWEEPS)
-		    FROM runs ORDER BY run_id DESC LIMIT 1"
+		    json_extract(stats, '$.theory_seconds'), 0) -
+		    coalesce(json_extract(stats, '$.blocks_seconds'), 0)) *
+		    100.0 / $SWEEPS) FROM runs ORDER BY run_id DESC LIMIT 1"
 	else
 		echo stop
 	fi
@@ -200,8 +203,8 @@ if [ -n "$fs" ]; then
 	exit 0
 fi
 
-echo "| model | objects | ground atoms | gibbs s/100 sweeps | blocked-gibbs s/100 sweeps | lbg s/100 sweeps | lis s/100 samples |"
-echo "|---|---|---|---|---|---|---|"
+echo "| model | objects | ground atoms | gibbs s/100 sweeps | blocked-gibbs s/100 sweeps | lbg s/100 sweeps | gibbs / lbg | lbg clusters s | lis s/100 samples |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for m in ${@:-M1 M2 M3 M4}; do
 	for n in $SIZES; do
 		f=$dir/$m-$n
@@ -209,7 +212,7 @@ for m in ${@:-M1 M2 M3 M4}; do
 		evidence "$f.mln" >"$f.db"
 		rm -f "$f.sqlite"
 		"$SQLIFT" load "$f.sqlite" "$f.mln" "$f.db" >/dev/null 2>&1 ||
-			{ echo "| $m | $n | load failed | | | | |"; continue; }
+			{ echo "| $m | $n | load failed | | | | | | |"; continue; }
 		q=$(preds "$f.mln")
 		ow=$q
 		g=$(run "$f.sqlite" --method gibbs -q "$q" --ow "$ow" --samples "$SWEEPS" \
@@ -219,7 +222,14 @@ for m in ${@:-M1 M2 M3 M4}; do
 		    --samples "$SWEEPS" --burn-in 0 --chains 1)
 		lb=$(run "$f.sqlite" --method lbg --exact-budget 0 -q "$q" --ow "$ow" \
 		    --samples "$SWEEPS" --burn-in 0 --chains 1)
+		cs=-
+		[ "$lb" = stop ] || cs=$(sqlite3 "$f.sqlite" "SELECT printf('%.2f',
+		    json_extract(stats, '$.blocks_seconds')) FROM runs ORDER BY
+		    run_id DESC LIMIT 1")
+		r=$(awk -v a="$g" -v b="$lb" 'BEGIN { if (a !~ /^[0-9.]+$/ ||
+		    b !~ /^[0-9.]+$/ || b + 0 == 0) print "-"
+		    else printf "%.2g", a / b }')
 		l=$(run "$f.sqlite" --method lis -q "$q" --ow "$ow" --samples "$SWEEPS")
-		echo "| $m | $n | $atoms | $g | $b | $lb | $l |"
+		echo "| $m | $n | $atoms | $g | $b | $lb | $r | $cs | $l |"
 	done
 done

@@ -172,10 +172,10 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	buf_printf(stats, "{\"chains\":%d,\"threads\":%d,\"sweeps\":%lld,"
 	    "\"burn_in\":%lld,\"blocks\":%lld,\"block_atoms\":%lld,"
 	    "\"largest_block\":%d,\"groundings\":%zu,\"code\":%zu,"
-	    "\"ground_seconds\":%.3f", go.chains, go.threads,
-	    (long long)res->sweeps, (long long)go.burn_in,
+	    "\"ground_seconds\":%.3f,\"blocks_seconds\":%.3f", go.chains,
+	    go.threads, (long long)res->sweeps, (long long)go.burn_in,
 	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
-	    r->g.gf.n, r->g.code.n, t1 - t0);
+	    r->g.gf.n, r->g.code.n, t1 - t0, res->blocks_seconds);
 	if (go.lbg)
 		buf_printf(stats, ",\"clusters\":%d,\"binomial_blocks\":%d",
 		    res->clusters, res->binomial);

@@ -159,6 +159,8 @@ chain_step(struct chain *c)
 			lbg_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else if (m->indep && m->indep[b] == 2)
 			lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else if (m->indep && m->indep[b] == 3)
+			lbg_tree_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else
 			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
 	/* under a deadline, burn-in ends at half the time */
@@ -332,6 +334,7 @@ gibbs_run(const struct ground *g, const struct gibbs_opts *o,
 		    "hard formula %s", g->zero_why);
 	if ((rc = gb_model_build(&m, g, o->block_max, o->lbg, e)))
 		return rc;
+	res->blocks_seconds = now_seconds() - t0;
 	res->blocks = m.nblocks;
 	res->block_atoms = m.bfirst[m.nblocks];
 	res->largest = m.largest;

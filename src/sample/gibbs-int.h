@@ -24,9 +24,13 @@ struct gb_model {
 	/* lbg (lbg.c) only, else NULL / 0: per block how it is drawn:
 	 * 0 by enumeration (gb_update), 1 its atoms independent given the
 	 * rest (by counts: lbg_update), 2 by the binomial rule (bin[b],
-	 * lbg_binom_update) */
+	 * lbg_binom_update), 3 a tree group (tree[b], lbg_tree_update) */
 	unsigned char *indep;
 	struct lbg_binom **bin;
+	struct lbg_tree **tree; /* per block of kind 3 (a tree group drawn
+	                          by sum-product: lbg_tree_update), else NULL */
+	struct lbg_bundles *bun; /* the atoms of kind 1 blocks: their shared
+	                          formula bundles (lbg-bundle.c) */
 	int largest_indep;     /* atoms of the largest block of kind 1 or 2 */
 	int largest_piv;       /* pivots of the largest block of kind 2 */
 	struct lbg_cluster *cl;  /* the clusters, in predicate order */
@@ -44,6 +48,9 @@ struct lbg_cluster {
 	int pivot;             /* lifted 2: the pivot predicate */
 	double J;              /* lifted 2: the weight of a pair of pivots */
 	int64_t atoms, groups;
+	int64_t trees;         /* groups drawn by sum-product (lbg-tree.c) */
+	int64_t bundles;       /* distinct formula bundles of its independent
+	                          atoms (lbg-bundle.c) */
 	int largest;           /* atoms of the largest group */
 	double cost;           /* formula evaluations per sweep */
 };
@@ -102,6 +109,52 @@ void lbg_draw_indep(const struct gb_model *m, const int *a, int k,
     unsigned char *x, double *cur, struct gb_scratch *s,
     struct eng_rng *r);
 
+/* A group of a lifted cluster whose formulas hold at most two of its
+ * atoms each and join them as a tree (lbg-tree.c).  The block's atoms
+ * are in breadth-first order from the root (par[0] = -1, par[i] < i);
+ * atom i's formulas: form[nfirst[2i] .. nfirst[2i + 1]) those of it
+ * alone in the group, form[nfirst[2i + 1] .. nfirst[2i + 2]) those of it
+ * and its parent. */
+struct lbg_tree {
+	int k;
+	int *par;
+	int *nfirst, *form;
+};
+/* Whether the k atoms a[] (a group of at least 2) make a tree; if so,
+ * reorders a[] breadth first, sets *out and *cost (formula evaluations
+ * per draw) and returns 1; 0 if not; -1: out of memory.  pos: per
+ * unknown atom -1 (left so); fat: room for the longest program. */
+int lbg_tree_make(const struct gb_model *m, int *a, int k, int *pos,
+    int *fat, struct lbg_tree **out, double *cost);
+void lbg_tree_free(struct lbg_tree *t);
+/* Draws tree block b from its conditional given the rest of x (upward
+ * messages, then the root and each child given its parent), with each
+ * atom's conditional marginal (downward messages) in cur. */
+void lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
+    double *cur, struct gb_scratch *s, struct eng_rng *r);
+
+/* Formula bundles (lbg-bundle.c): bundle j's formulas, those of its
+ * representative atom rep[j], are form[ffirst[j] .. ffirst[j + 1]);
+ * atom u's bundles abun[afirst[u] .. afirst[u + 1]) when on[u].  keys:
+ * per bundle its template, size and hashes (building only). */
+struct lbg_bundles {
+	int nb;
+	int *ffirst, *form, *rep;
+	int *afirst, *abun;
+	unsigned char *on;
+	struct lbg_bkey *keys;
+	size_t kcap;
+};
+/* Bundles of the atoms u with want[u] (pred: each atom's predicate);
+ * -1: out of memory. */
+int lbg_bundles_make(struct gb_model *m, const int *pred,
+    const unsigned char *want, struct lbg_bundles **out);
+void lbg_bundles_free(struct lbg_bundles *b);
+/* P(u true | the rest of x) from u's bundles, each evaluated once per
+ * s->stamp (an atom with on[u] only). */
+double lbg_bundle_p(const struct gb_model *m, int u, unsigned char *x,
+    struct gb_scratch *s);
+
 /* Per chain scratch for the updates. */
 struct gb_scratch {
 	int *stack;
@@ -119,6 +172,11 @@ struct gb_scratch {
 	/* lbg_binom_update: per pivot h; the prefix tables; a row; for
 	 * rb_pivots the suffix tables, a product, P(K) and a row */
 	double *h, *dp, *dw, *dq, *dg, *pk, *dl;
+	/* lbg_bundle_p: per bundle its value, hard bits and the stamp of the
+	 * draw that computed them */
+	double *bd;
+	unsigned char *bok;
+	unsigned *bstamp, stamp;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

@@ -298,6 +298,10 @@ gb_model_free(struct gb_model *m)
 	for (int b = 0; m->bin && b < m->nblocks; b++)
 		lbg_binom_free(m->bin[b]);
 	free(m->bin);
+	for (int b = 0; m->tree && b < m->nblocks; b++)
+		lbg_tree_free(m->tree[b]);
+	free(m->tree);
+	lbg_bundles_free(m->bun);
 	free(m->indep);
 	free(m->cl);
 	free(m->cl_of_pred);
@@ -342,6 +346,15 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 			return -1;
 		}
 	}
+	if (m->bun) {
+		s->bd = xcalloc((size_t)m->bun->nb + 1, sizeof *s->bd);
+		s->bok = xcalloc((size_t)m->bun->nb + 1, 1);
+		s->bstamp = xcalloc((size_t)m->bun->nb + 1, sizeof *s->bstamp);
+		if (!s->bd || !s->bok || !s->bstamp) {
+			gb_scratch_free(s);
+			return -1;
+		}
+	}
 	if (!s->stack || !s->lw || !s->mark || !s->viol || !s->vpos ||
 	    !s->fpos || !s->fval) {
 		gb_scratch_free(s);
@@ -374,6 +387,9 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->dg);
 	free(s->pk);
 	free(s->dl);
+	free(s->bd);
+	free(s->bok);
+	free(s->bstamp);
 	memset(s, 0, sizeof *s);
 }
 

@@ -73,6 +73,7 @@ struct gibbs_result {
 	int largest;           /* atoms of the largest block drawn by
 	                          enumeration */
 	int clusters, binomial;  /* lbg: clusters, binomial blocks */
+	double blocks_seconds; /* building the blocks (lbg: the clusters) */
 	struct gibbs_point *trace;
 	size_t ntrace;
 	int interrupted;       /* gibbs_cancel stopped the chains */

@@ -10,6 +10,7 @@
 typedef VEC(int) ivec;
 typedef VEC(unsigned char) cvec;
 typedef VEC(struct lbg_binom *) bvec;
+typedef VEC(struct lbg_tree *) tvec;
 
 static int
 find(int *parent, int u)
@@ -30,6 +31,7 @@ struct lbg_work {
 	int *cl;               /* per predicate: its cluster, -1: no atom */
 	int *parent, *size;
 	double *inc;
+	int *pos;              /* per atom -1 (lbg_tree_make's scratch) */
 };
 
 /* Groups of the atoms whose predicates are in cluster a or b (b may be
@@ -191,6 +193,25 @@ done:
 	return rc;
 }
 
+/* Whether the k atoms a[] of a group of cluster c make a tree (then *t,
+ * a[] reordered, and the cluster's cost its draw's instead of the
+ * enumeration's that groups() counted); -1: out of memory. */
+static int
+group_tree(struct lbg_work *w, int c, int *a, int k, struct lbg_tree **t)
+{
+	struct gb_model *m = w->m;
+	double inc = 0, cost;
+	int rc = lbg_tree_make(m, a, k, w->pos, w->fat, t, &cost);
+
+	if (rc != 1)
+		return rc;
+	for (int i = 0; i < k; i++)
+		inc += m->afirst[a[i] + 1] - m->afirst[a[i]];
+	m->cl[c].cost += cost - ldexp(inc, k) / k;
+	m->cl[c].trees++;
+	return 1;
+}
+
 /* The blocks of a sweep, cluster by cluster in predicate order: of a
  * lifted cluster one block of its single-atom groups (independent given
  * the rest: indep) and one per larger group; of another cluster a block
@@ -198,7 +219,7 @@ done:
  * GB_HARD_MAX atoms that spans two groups. */
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    bvec *bin, int *next)
+    bvec *bin, tvec *tree, int *next)
 {
 	struct gb_model *m = w->m;
 	const struct ground *g = m->g;
@@ -246,7 +267,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 				lbg_binom_free(bb);
 				return -1;
 			}
-			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 2) < 0)
+			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 2) < 0 ||
+			    VEC_PUSH(*tree, NULL) < 0)
 				return -1;
 			for (int pass = 0; pass < 2; pass++)
 				for (int u = 0; u < m->n; u++)
@@ -263,19 +285,29 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 				    find(w->parent, u) == u && VEC_PUSH(*ba, u) < 0)
 					return -1;
 			if (ba->n > start && (VEC_PUSH(*bf, (int)start) < 0 ||
-			    VEC_PUSH(*ind, 1) < 0 || VEC_PUSH(*bin, NULL) < 0))
+			    VEC_PUSH(*ind, 1) < 0 || VEC_PUSH(*bin, NULL) < 0 ||
+			    VEC_PUSH(*tree, NULL) < 0))
 				return -1;
 		}
 		for (int u = 0; u < m->n; u++) {
+			size_t start = ba->n;
+			struct lbg_tree *t = NULL;
 			if (w->cl[w->pred[u]] != c || find(w->parent, u) != u ||
 			    (lifted && w->size[u] == 1))
 				continue;
-			if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
-			    VEC_PUSH(*bin, NULL) < 0)
+			if (VEC_PUSH(*bf, (int)ba->n) < 0)
 				return -1;
 			for (int v = u; v >= 0; v = next[v])
 				if (VEC_PUSH(*ba, v) < 0)
 					return -1;
+			if (lifted && w->size[u] >= 3 &&
+			    group_tree(w, c, ba->v + start, w->size[u], &t) < 0)
+				return -1;
+			if (VEC_PUSH(*ind, t ? 3 : 0) < 0 || VEC_PUSH(*bin, NULL) < 0 ||
+			    VEC_PUSH(*tree, t) < 0) {
+				lbg_tree_free(t);
+				return -1;
+			}
 		}
 	}
 	for (size_t f = 0; f < g->gf.n; f++) {
@@ -291,13 +323,62 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		if (i == k)
 			continue;
 		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
-		    VEC_PUSH(*bin, NULL) < 0)
+		    VEC_PUSH(*bin, NULL) < 0 || VEC_PUSH(*tree, NULL) < 0)
 			return -1;
 		for (i = 0; i < k; i++)
 			if (VEC_PUSH(*ba, w->fat[i]) < 0)
 				return -1;
 	}
 	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
+}
+
+/* The formula bundles of the atoms of kind 1 blocks (a binomial block's
+ * satellites are not bundled: no model small enough to check against
+ * brute force has shared ones), and each cluster's cost with them: per
+ * distinct bundle its formulas twice, per atom one addition per bundle,
+ * instead of its formulas twice; -1: out of memory. */
+static int
+bundle(struct gb_model *m, const int *pred)
+{
+	unsigned char *want = NULL;
+	const struct lbg_bundles *b;
+	/* want: per atom whether it is bundled, then per bundle whether an
+	 * atom reads it (bundles are at most the atoms' incidences) */
+	size_t nw = (size_t)m->n + 1;
+
+	for (int u = 0; u < m->n; u++)
+		nw += (size_t)(m->afirst[u + 1] - m->afirst[u]);
+	want = xcalloc(nw, 1);
+
+	if (!want)
+		return -1;
+	for (int k = 0; k < m->nblocks; k++)
+		if (m->indep[k] == 1)
+			for (int i = m->bfirst[k]; i < m->bfirst[k + 1]; i++)
+				want[m->batom[i]] = 1;
+	if (lbg_bundles_make(m, pred, want, &m->bun) < 0) {
+		free(want);
+		return -1;
+	}
+	b = m->bun;
+	memset(want, 0, nw);
+	for (int u = 0; u < m->n; u++) {
+		if (!b->on[u])
+			continue;
+		m->cl[m->cl_of_pred[pred[u]]].cost += (b->afirst[u + 1] -
+		    b->afirst[u]) - 2.0 * (m->afirst[u + 1] - m->afirst[u]);
+		for (int q = b->afirst[u]; q < b->afirst[u + 1]; q++)
+			want[b->abun[q]] = 1;
+	}
+	for (int j = 0; j < b->nb; j++) {
+		struct lbg_cluster *c = &m->cl[m->cl_of_pred[pred[b->rep[j]]]];
+		if (!want[j])
+			continue;
+		c->cost += 2.0 * (b->ffirst[j + 1] - b->ffirst[j]);
+		c->bundles++;
+	}
+	free(want);
+	return 0;
 }
 
 int
@@ -308,6 +389,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	ivec bf = { 0 }, ba = { 0 };
 	cvec ind = { 0 };
 	bvec bin = { 0 };
+	tvec tree = { 0 };
 	int *next = NULL;
 	int np = g->npreds, rc = -1, idx[64];
 
@@ -329,13 +411,22 @@ lbg_blocks(struct gb_model *m, int *fat)
 		w.pred[u] = ground_atom_decode(g, g->unk_atom.v[u], idx);
 		w.cl[w.pred[u]] = w.pred[u];
 	}
-	if (cluster(&w, m->cl, np) < 0 || blocks(&w, np, &bf, &ba, &ind, &bin, next) < 0)
+	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
+	if (!w.pos)
+		goto done;
+	for (int u = 0; u < m->n; u++)
+		w.pos[u] = -1;
+	if (cluster(&w, m->cl, np) < 0 ||
+	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
 	m->indep = ind.v;
 	m->bin = bin.v;
 	bin.v = NULL;
+	m->tree = tree.v;
+	tree.v = NULL;
+	tree.n = 0;
 	bin.n = 0;
 	m->nblocks = (int)bf.n - 1;
 	bf.v = ba.v = NULL;
@@ -343,6 +434,8 @@ lbg_blocks(struct gb_model *m, int *fat)
 	m->cl_of_pred = w.cl;
 	w.cl = NULL;
 	m->ncl = np;
+	if (bundle(m, w.pred) < 0)
+		goto done;
 	rc = 0;
 done:
 	free(next);
@@ -357,6 +450,10 @@ done:
 	for (size_t i = 0; i < bin.n; i++)
 		lbg_binom_free(bin.v[i]);
 	free(bin.v);
+	for (size_t i = 0; i < tree.n; i++)
+		lbg_tree_free(tree.v[i]);
+	free(tree.v);
+	free(w.pos);
 	return rc;
 }
 
@@ -446,8 +543,13 @@ lbg_draw_indep(const struct gb_model *m, const int *a, int k,
 	 * does not change another's */
 	for (int i = 0; i < 2 * LBG_CLASSES; i++)
 		s->cslot[i] = -1;
+	if (m->bun && ++s->stamp == 0) {  /* wrapped: every value stale */
+		memset(s->bstamp, 0, (size_t)m->bun->nb * sizeof *s->bstamp);
+		s->stamp = 1;
+	}
 	for (int i = 0; i < k; i++) {
-		double p = cond_p(m, a[i], x, s->stack);
+		double p = m->bun && m->bun->on[a[i]] ?
+		    lbg_bundle_p(m, a[i], x, s) : cond_p(m, a[i], x, s->stack);
 		uint64_t key;
 		unsigned h;
 		memcpy(&key, &p, sizeof key);
@@ -516,20 +618,27 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			if (m.cl_of_pred[p] == c)
 				buf_printf(out, "%s %s", j++ ? "," : "",
 				    g->m->preds.v[p].name);
-		if (k->lifted == 2) {
+		if (k->lifted == 2)
 			buf_printf(out, ": %lld atoms; lifted: binomial rule on "
 			    "%s (its count, then which), the rest independent "
-			    "given it; pair weight %.6g; cost %.0f\n",
-			    (long long)k->atoms, g->m->preds.v[k->pivot].name,
-			    k->J, k->cost);
-			continue;
-		}
-		buf_printf(out, ": %lld atoms in %lld groups, the largest %d "
-		    "atoms; %s; cost %.0f\n", (long long)k->atoms,
-		    (long long)k->groups, k->largest, !k->lifted ?
-		    "ground (a group above the group limit): single-site" :
-		    k->largest == 1 ? "lifted: independent atoms, by counts" :
-		    "lifted: independent groups, each drawn jointly", k->cost);
+			    "given it; pair weight %.6g", (long long)k->atoms,
+			    g->m->preds.v[k->pivot].name, k->J);
+		else
+			buf_printf(out, ": %lld atoms in %lld groups, the largest "
+			    "%d atoms; %s", (long long)k->atoms,
+			    (long long)k->groups, k->largest, !k->lifted ?
+			    "ground (a group above the group limit): single-site" :
+			    k->largest == 1 ?
+			    "lifted: independent atoms, by counts" :
+			    "lifted: independent groups, each drawn jointly");
+		if (k->trees)
+			buf_printf(out, " (%lld of them trees, by sum-product)",
+			    (long long)k->trees);
+		if (k->bundles)
+			buf_printf(out, "; conditionals from %lld shared formula "
+			    "bundle%s", (long long)k->bundles, k->bundles == 1 ?
+			    "" : "s");
+		buf_printf(out, "; cost %.0f\n", k->cost);
 	}
 	buf_printf(out, "  blocks per sweep: %d\n", m.nblocks);
 	gb_model_free(&m);
