@@ -332,9 +332,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
 }
 
-/* The formula bundles of the atoms of kind 1 blocks (a binomial block's
- * satellites are not bundled: no model small enough to check against
- * brute force has shared ones), and each cluster's cost with them: per
+/* The formula bundles of the atoms drawn independently (kind 1 blocks,
+ * a binomial block's satellites), and each cluster's cost with them: per
  * distinct bundle its formulas twice, per atom one addition per bundle,
  * instead of its formulas twice; -1: out of memory. */
 static int
@@ -352,9 +351,12 @@ bundle(struct gb_model *m, const int *pred)
 
 	if (!want)
 		return -1;
+	/* the atoms drawn by lbg_draw_indep: of kind 1, and the satellites
+	 * of kind 2 (after the pivots) */
 	for (int k = 0; k < m->nblocks; k++)
-		if (m->indep[k] == 1)
-			for (int i = m->bfirst[k]; i < m->bfirst[k + 1]; i++)
+		if (m->indep[k] == 1 || m->indep[k] == 2)
+			for (int i = m->bfirst[k] + (m->indep[k] == 2 ?
+			    m->bin[k]->npiv : 0); i < m->bfirst[k + 1]; i++)
 				want[m->batom[i]] = 1;
 	if (lbg_bundles_make(m, pred, want, &m->bun) < 0) {
 		free(want);
