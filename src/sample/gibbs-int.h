@@ -31,7 +31,7 @@ struct gb_model {
 	                          by sum-product: lbg_tree_update), else NULL */
 	struct lbg_bundles *bun; /* the atoms of kind 1 blocks: their shared
 	                          formula bundles (lbg-bundle.c) */
-	int largest_indep;     /* atoms of the largest block of kind 1 or 2 */
+	int largest_indep;     /* atoms of the largest block of kind 1 to 3 */
 	int largest_piv;       /* pivots of the largest block of kind 2 */
 	struct lbg_cluster *cl;  /* the clusters, in predicate order */
 	int ncl;
@@ -120,10 +120,11 @@ struct lbg_tree {
 	int *par;
 	int *nfirst, *form;
 };
-/* Whether the k atoms a[] (a group of at least 2) make a tree; if so,
- * reorders a[] breadth first, sets *out and *cost (formula evaluations
- * per draw) and returns 1; 0 if not; -1: out of memory.  pos: per
- * unknown atom -1 (left so); fat: room for the longest program. */
+/* Whether the k atoms a[] (a group of 2 to LBG_GROUP_MAX) make a tree;
+ * if so, reorders a[] breadth first, sets *out and *cost (formula
+ * evaluations per draw) and returns 1; 0 if not; -1: out of memory.
+ * pos: per unknown atom -1 (left so); fat: room for the longest
+ * program. */
 int lbg_tree_make(const struct gb_model *m, int *a, int k, int *pos,
     int *fat, struct lbg_tree **out, double *cost);
 void lbg_tree_free(struct lbg_tree *t);

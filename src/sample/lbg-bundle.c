@@ -104,7 +104,7 @@ bundle_id(struct lbg_bundles *b, struct lbg_bkey *k, const struct inc *run,
 
 	if ((size_t)b->nb * 2 >= *cap) {
 		size_t nc = *cap ? *cap * 2 : 1024;
-		int *ns = malloc(nc * sizeof *ns);
+		int *ns = xmalloc(nc * sizeof *ns);
 		if (!ns)
 			return -1;
 		for (size_t i = 0; i < nc; i++)
@@ -128,7 +128,7 @@ bundle_id(struct lbg_bundles *b, struct lbg_bkey *k, const struct inc *run,
 	}
 	if ((size_t)b->nb >= b->kcap) {
 		size_t nc = b->kcap ? b->kcap * 2 : 256;
-		struct lbg_bkey *nk = realloc(b->keys, nc * sizeof *nk);
+		struct lbg_bkey *nk = xrealloc(b->keys, nc * sizeof *nk);
 		if (!nk)
 			return -1;
 		b->keys = nk;

@@ -70,6 +70,7 @@ bfs(int *a, int k, const int *ei, const int *ej, size_t ne, int *par,
 {
 	int *uf = xcalloc((size_t)k, sizeof *uf), head = 0, tail = 1, ok = 1;
 	int *newpos = xcalloc((size_t)k, sizeof *newpos), *b;
+	unsigned char seen[LBG_GROUP_MAX][LBG_GROUP_MAX] = { { 0 } };
 
 	b = xcalloc((size_t)k, sizeof *b);
 	if (!uf || !newpos || !b) {
@@ -86,14 +87,11 @@ bfs(int *a, int k, const int *ei, const int *ej, size_t ne, int *par,
 	 * pair is one edge with several formulas) */
 	for (size_t e = 0; e < ne && ok; e++) {
 		int r = root_of(uf, ei[e]), s = root_of(uf, ej[e]);
-		int dup = 0;
-		if (r == s) {
-			for (size_t d = 0; d < e && !dup; d++)
-				dup = (ei[d] == ei[e] && ej[d] == ej[e]) ||
-				    (ei[d] == ej[e] && ej[d] == ei[e]);
-			ok = dup;
-		} else
+		if (r == s)
+			ok = seen[ei[e]][ej[e]];
+		else
 			uf[r] = s;
+		seen[ei[e]][ej[e]] = seen[ej[e]][ei[e]] = 1;
 	}
 	for (int i = 1; i < k && ok; i++)
 		ok = root_of(uf, i) == root_of(uf, 0);
@@ -134,6 +132,12 @@ lbg_tree_make(const struct gb_model *m, int *a, int k, int *pos, int *fat,
 
 	par = xcalloc((size_t)k, sizeof *par);
 	*out = NULL;
+	if (k > LBG_GROUP_MAX) {  /* lbg_tree_update's arrays */
+		free(old_of);
+		free(npos);
+		free(par);
+		return 0;
+	}
 	for (int i = 0; i < k; i++)
 		pos[a[i]] = i;
 	rc = !old_of || !npos || !par ? -1 :
