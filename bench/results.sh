@@ -79,7 +79,7 @@ lis|SLOW=2 IMDB_QUERIES=q4 IMDB_FOLDS=1 ROWS_IMDB="lis lisb0" WEBKB_PAGES=10 ROW
 fig2|METHODS="lis ground-lis lis-b0 ground-b0" WEBKB_PAGES="10 40 160 272" IMDB_SHARES="0 40 100" FS_SIZES="100 400"|bench/fig2.sh bench/fig2.png
 map|MAP_SECONDS=10|bench/map.sh
 mappeers|PEER_SECONDS=10 PROGRAMS="alchemy tuffy"|bench/map-peers.sh
-gibbs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh M1 M2 M3 M4
+gibbs|LBG_SIZES="50 200" LIMIT=60|bench/lbg.sh M1 M2 M3 M4
 gibbsfs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh FS FSB
 gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
 same||bench/same.sh all
@@ -286,6 +286,14 @@ targets_() {
 		v = sprintf("n = %s: %s s, %s MiB, largest difference from exact %s, clusters %s", $3, $6, $7, $8, $9) }
 	END { if (!n) print "| lbg: friends and smokers, 10,000 persons, 10% evidence, under 1 GB | not run | |"
 		else printf "| lbg: friends and smokers, 10,000 persons, 10%% evidence, under 1 GB | %s | %s |\n", ok == n ? "**met**" : "**missed**", v }' "$dir/gibbsbig.out" 2>/dev/null
+	# lbg's sweep on M3 and M4 at 200 objects against ground Gibbs
+	# (issue 24 item 7)
+	awk -F' *[|] *' '($2 == "M3" || $2 == "M4") && $3 == 200 { n++
+		if ($8 ~ /^[0-9.e+]+$/ && $8 + 0 >= 10) ok++
+		v = v sprintf("%s%s: gibbs %s, lbg %s s/100 sweeps (%sx)", v == "" ? "" : "; ", $2, $5, $7, $8) }
+	END { t = "lbg: time per 100 sweeps at 200 objects at least 10x below ground Gibbs (M3, M4)"
+		if (!n) print "| " t " | not run | |"
+		else printf "| %s | %s | %s |\n", t, ok == n ? "**met**" : ok ? "**met on " ok " of " n "**" : "**missed**", v }' "$dir/gibbs.out" 2>/dev/null
 	# identity
 	if grep -q '^same.sh: ' "$dir/same.out" 2>/dev/null; then
 		tot=$(grep '^| total' "$dir/same.out" | awk -F' *[|] *' '{ print "CPU new/old " $9 ", wall " $6 }')
