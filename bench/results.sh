@@ -362,8 +362,7 @@ Written by \`bench/results.sh $mode\`: do not edit by hand, run it again (the fu
 
 - Date: $(date -u '+%Y-%m-%d %H:%M UTC'), $took minutes; set: **$mode**$([ "$mode" = quick ] && echo " (a subset of each workload; \`all\` is the full page)")
 - Commit: $commit; binary: $SQLIFT (built at $bincommit, $("$SQLIFT" --version 2>/dev/null | head -n 1))$([ -z "$older" ] || printf '; sections kept from an earlier run (KEEP), measured with the binary of: %s' "$older")
-- Machine: $cpu, $(nproc) cores, $mem, $os, $(gcc --version 2>/dev/null | head -n 1 | sed 's/ (.*)//')
-- Machine load (1, 5, 15 min): $load0 at the start, $load1 at the end; above 1 on $(nproc) cores, other jobs shared the CPU, so wall times are upper bounds and ratios within one run count more than absolute times.
+- Machine: $cpu, $(nproc) cores, $mem, $os, $(gcc --version 2>/dev/null | head -n 1 | sed 's/ (.*)//'); load (1, 5, 15 min) $load0 at the start, $load1 at the end (above 1 on $(nproc) cores, other jobs shared the CPU: wall times are upper bounds, ratios within one run count more than absolute times).
 
 ## Targets
 
@@ -506,7 +505,7 @@ cat <<X
 
 ## Gibbs samplers (issue 24)
 
-Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps (lis: samples), less grounding or theory; stop: past LIMIT. $(cmdline gibbs)
+Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps (lis: samples), less grounding or theory and the blocks' build (lbg's clustering apart: clusters s); stop: past LIMIT. $(cmdline gibbs)
 
 X
 tables gibbs
