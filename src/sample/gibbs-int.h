@@ -64,6 +64,9 @@ int gb_model_build(struct gb_model *m, const struct ground *g,
     int block_max, int lbg, struct err *e) WUR;
 void gb_model_free(struct gb_model *m);
 
+/* Union-find: u's root in parent[], halving the path on the way. */
+int gb_find(int *parent, int u);
+
 /* The distinct atoms of formula f into out (room for its program's
  * length); their number. */
 int gb_form_atoms(const struct ground *g, int f, int *out);
@@ -151,6 +154,13 @@ struct lbg_bundles {
 int lbg_bundles_make(struct gb_model *m, const int *pred,
     const unsigned char *want, struct lbg_bundles **out);
 void lbg_bundles_free(struct lbg_bundles *b);
+/* log(e^a + e^b), -inf when both are (lbg-binom.c). */
+double lbg_lse(double a, double b);
+/* The log-odds of u true against false in x from formulas F[0..n),
+ * each holding u (u's value restored); bits 1 and 2 of *bad: a hard
+ * one false with u false, with u true. */
+double lbg_logodds(const struct gb_model *m, int u, const int *F, int n,
+    unsigned char *x, int *stack, unsigned char *bad);
 /* P(u true | the rest of x) from u's bundles, each evaluated once per
  * s->stamp (an atom with on[u] only). */
 double lbg_bundle_p(const struct gb_model *m, int u, unsigned char *x,

@@ -33,8 +33,8 @@ gb_eval(const struct gb_model *m, int f, const unsigned char *x, int *stack)
 	return ground_eval(m->g, (size_t)f, x, stack);
 }
 
-static int
-uf_find(int *parent, int u)
+int
+gb_find(int *parent, int u)
 {
 	while (parent[u] != u) {
 		parent[u] = parent[parent[u]];
@@ -61,8 +61,8 @@ grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
 				continue;
 			k = gb_form_atoms(g, (int)f, fat);
 			for (int i = 0; i < k; i++) {
-				int r = uf_find(parent, fat[i]), j;
-				for (j = 0; j < i && uf_find(parent, fat[j]) != r; j++)
+				int r = gb_find(parent, fat[i]), j;
+				for (j = 0; j < i && gb_find(parent, fat[j]) != r; j++)
 					;
 				if (j == i)
 					total += size[r];
@@ -70,7 +70,7 @@ grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
 			if (total > bmax)
 				continue;
 			for (int i = 1; i < k; i++) {
-				int a = uf_find(parent, fat[0]), b = uf_find(parent,
+				int a = gb_find(parent, fat[0]), b = gb_find(parent,
 				    fat[i]);
 				if (a != b) {
 					parent[b] = a;
@@ -101,14 +101,14 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 			next[u] = -1;
 		/* one block per root, members in atom order */
 		for (int u = n - 1; u >= 0; u--) {
-			int r = uf_find(parent, u);
+			int r = gb_find(parent, u);
 			if (r != u) {
 				next[u] = next[r];
 				next[r] = u;
 			}
 		}
 		for (int u = 0; u < n; u++) {
-			if (uf_find(parent, u) != u)
+			if (gb_find(parent, u) != u)
 				continue;
 			if (VEC_PUSH(*bfirst, (int)batom->n) < 0)
 				goto done;
@@ -143,8 +143,8 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 		k = gb_form_atoms(g, (int)f, fat);
 		if (k < 2 || k > GB_HARD_MAX)
 			continue;
-		for (i = 1; i < k && uf_find(parent, fat[i]) ==
-		    uf_find(parent, fat[0]); i++)
+		for (i = 1; i < k && gb_find(parent, fat[i]) ==
+		    gb_find(parent, fat[0]); i++)
 			;
 		if (i == k && bmax > 1)
 			continue;

@@ -21,8 +21,8 @@ pair_cmp(const void *a, const void *b)
 	return p->key < q->key ? -1 : p->key > q->key;
 }
 
-static double
-lse2(double a, double b)
+double
+lbg_lse(double a, double b)
 {
 	double m = a > b ? a : b;
 
@@ -50,7 +50,7 @@ factor(const struct gb_model *m, int u, unsigned char *x, int *stack)
 				v[t] += m->g->gf.v[f].weight;
 		}
 	}
-	return lse2(v[0], v[1]);
+	return lbg_lse(v[0], v[1]);
 }
 
 void

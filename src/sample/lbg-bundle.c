@@ -225,26 +225,25 @@ done:
 	return rc;
 }
 
-/* Bundle j's contribution to its atoms' log-odds in x: the soft weights
- * with the representative true less those with it false; bits 1 and 2
- * of *ok: some hard formula false with it false, true. */
-static double
-bundle_eval(const struct gb_model *m, int j, unsigned char *x, int *stack,
-    unsigned char *ok)
+/* The log-odds of u true against false in x from formulas F[0..n),
+ * each holding u: their soft weights with u true less those with u
+ * false; bits 1 and 2 of *bad: some hard one false with u false, with u
+ * true. */
+double
+lbg_logodds(const struct gb_model *m, int u, const int *F, int n,
+    unsigned char *x, int *stack, unsigned char *bad)
 {
-	const struct lbg_bundles *b = m->bun;
-	int u = b->rep[j];
 	unsigned char old = x[u];
 	double d = 0;
 	int ok0 = 1, ok1 = 1;
 
-	for (int q = b->ffirst[j]; q < b->ffirst[j + 1]; q++) {
-		int f = b->form[q], t0, t1;
-		const struct ground_formula *gf = &m->g->gf.v[f];
+	for (int q = 0; q < n; q++) {
+		const struct ground_formula *gf = &m->g->gf.v[F[q]];
+		int t0, t1;
 		x[u] = 1;
-		t1 = gb_eval(m, f, x, stack);
+		t1 = gb_eval(m, F[q], x, stack);
 		x[u] = 0;
-		t0 = gb_eval(m, f, x, stack);
+		t0 = gb_eval(m, F[q], x, stack);
 		if (gf->hard) {
 			ok1 &= t1;
 			ok0 &= t0;
@@ -252,7 +251,7 @@ bundle_eval(const struct gb_model *m, int j, unsigned char *x, int *stack,
 			d += gf->weight * (t1 - t0);
 	}
 	x[u] = old;
-	*ok = (unsigned char)((!ok0) | ((!ok1) << 1));
+	*bad = (unsigned char)((!ok0) | ((!ok1) << 1));
 	return d;
 }
 
@@ -267,7 +266,10 @@ lbg_bundle_p(const struct gb_model *m, int u, unsigned char *x,
 	for (int q = b->afirst[u]; q < b->afirst[u + 1]; q++) {
 		int j = b->abun[q];
 		if (s->bstamp[j] != s->stamp) {
-			s->bd[j] = bundle_eval(m, j, x, s->stack, &s->bok[j]);
+			/* on its representative's formulas, which are u's
+			 * but for u itself */
+			s->bd[j] = lbg_logodds(m, b->rep[j], b->form + b->ffirst[j],
+			    b->ffirst[j + 1] - b->ffirst[j], x, s->stack, &s->bok[j]);
 			s->bstamp[j] = s->stamp;
 		}
 		d += s->bd[j];

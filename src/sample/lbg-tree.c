@@ -22,14 +22,6 @@ lbg_tree_free(struct lbg_tree *t)
 	free(t);
 }
 
-static int
-root_of(int *uf, int i)
-{
-	while (uf[i] != i)
-		i = uf[i] = uf[uf[i]];
-	return i;
-}
-
 /* The group's formulas, each once (at its first atom in a[]): per
  * formula its atoms of the group at pos[] as i (and j, or -1); 0 when
  * one holds three or more.  pos[u]: u's place in a[], else -1. */
@@ -86,7 +78,7 @@ bfs(int *a, int k, const int *ei, const int *ej, size_t ne, int *par,
 	/* a tree: k - 1 distinct edges that join every atom (a repeated
 	 * pair is one edge with several formulas) */
 	for (size_t e = 0; e < ne && ok; e++) {
-		int r = root_of(uf, ei[e]), s = root_of(uf, ej[e]);
+		int r = gb_find(uf, ei[e]), s = gb_find(uf, ej[e]);
 		if (r == s)
 			ok = seen[ei[e]][ej[e]];
 		else
@@ -94,7 +86,7 @@ bfs(int *a, int k, const int *ei, const int *ej, size_t ne, int *par,
 		seen[ei[e]][ej[e]] = seen[ej[e]][ei[e]] = 1;
 	}
 	for (int i = 1; i < k && ok; i++)
-		ok = root_of(uf, i) == root_of(uf, 0);
+		ok = gb_find(uf, i) == gb_find(uf, 0);
 	if (ok) {
 		old_of[0] = 0;
 		newpos[0] = 0;
@@ -195,16 +187,6 @@ lbg_tree_make(const struct gb_model *m, int *a, int k, int *pos, int *fat,
 	return rc;
 }
 
-/* log(e^a + e^b), -inf when both are */
-static double
-lse(double a, double b)
-{
-	double hi = a > b ? a : b;
-	if (hi == -INFINITY)
-		return hi;
-	return hi + log(exp(a - hi) + exp(b - hi));
-}
-
 /* Log weight of formulas F[0..n) in x: their soft weights when true,
  * -inf when a hard one is false. */
 static double
@@ -266,7 +248,7 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 	for (int i = k - 1; i > 0; i--) {
 		int p = t->par[i];
 		for (int vp = 0; vp < 2; vp++) {
-			msg[i][vp] = lse(sub[i][0] + psi[i][0][vp],
+			msg[i][vp] = lbg_lse(sub[i][0] + psi[i][0][vp],
 			    sub[i][1] + psi[i][1][vp]);
 			sub[p][vp] += msg[i][vp];
 		}
@@ -286,7 +268,7 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 			cav[q] = msg[i][q] == -INFINITY ? -INFINITY :
 			    out[p][q] + sub[p][q] - msg[i][q];
 		for (int vi = 0; vi < 2; vi++)
-			out[i][vi] = lse(cav[0] + psi[i][vi][0],
+			out[i][vi] = lbg_lse(cav[0] + psi[i][vi][0],
 			    cav[1] + psi[i][vi][1]);
 	}
 	for (int i = 0; i < k; i++) {

@@ -12,16 +12,6 @@ typedef VEC(unsigned char) cvec;
 typedef VEC(struct lbg_binom *) bvec;
 typedef VEC(struct lbg_tree *) tvec;
 
-static int
-find(int *parent, int u)
-{
-	while (parent[u] != u) {
-		parent[u] = parent[parent[u]];
-		u = parent[u];
-	}
-	return u;
-}
-
 /* What clustering needs: each atom's predicate and cluster, union-find
  * over the atoms, and per root its size and formula incidences. */
 struct lbg_work {
@@ -56,7 +46,7 @@ groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 			int u = w->fat[i], cu = w->cl[w->pred[u]], q;
 			if (cu != a && cu != b)
 				continue;
-			q = find(w->parent, u);
+			q = gb_find(w->parent, u);
 			if (r < 0)
 				r = q;
 			else if (q != r) {
@@ -72,7 +62,7 @@ groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 			continue;
 		c->atoms++;
 		single += 2 * (m->afirst[u + 1] - m->afirst[u]);
-		if (find(w->parent, u) != u)
+		if (gb_find(w->parent, u) != u)
 			continue;
 		c->groups++;
 		if (w->size[u] > c->largest)
@@ -235,8 +225,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 				if (w->cl[w->pred[a]] != w->cl[w->pred[b]] ||
 				    m->cl[w->cl[w->pred[a]]].lifted != 1)
 					continue;
-				ra = find(w->parent, a);
-				rb = find(w->parent, b);
+				ra = gb_find(w->parent, a);
+				rb = gb_find(w->parent, b);
 				if (ra != rb)
 					w->parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
 			}
@@ -247,7 +237,7 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		next[u] = -1;
 	}
 	for (int u = m->n - 1; u >= 0; u--) {
-		int r = find(w->parent, u);
+		int r = gb_find(w->parent, u);
 		w->size[r]++;
 		if (r != u) {
 			next[u] = next[r];
@@ -282,7 +272,7 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			size_t start = ba->n;
 			for (int u = 0; u < m->n; u++)
 				if (w->cl[w->pred[u]] == c && w->size[u] == 1 &&
-				    find(w->parent, u) == u && VEC_PUSH(*ba, u) < 0)
+				    gb_find(w->parent, u) == u && VEC_PUSH(*ba, u) < 0)
 					return -1;
 			if (ba->n > start && (VEC_PUSH(*bf, (int)start) < 0 ||
 			    VEC_PUSH(*ind, 1) < 0 || VEC_PUSH(*bin, NULL) < 0 ||
@@ -292,7 +282,7 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		for (int u = 0; u < m->n; u++) {
 			size_t start = ba->n;
 			struct lbg_tree *t = NULL;
-			if (w->cl[w->pred[u]] != c || find(w->parent, u) != u ||
+			if (w->cl[w->pred[u]] != c || gb_find(w->parent, u) != u ||
 			    (lifted && w->size[u] == 1))
 				continue;
 			if (VEC_PUSH(*bf, (int)ba->n) < 0)
@@ -317,8 +307,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		k = gb_form_atoms(g, (int)f, w->fat);
 		if (k < 2 || k > GB_HARD_MAX)
 			continue;
-		for (i = 1; i < k && find(w->parent, w->fat[i]) ==
-		    find(w->parent, w->fat[0]); i++)
+		for (i = 1; i < k && gb_find(w->parent, w->fat[i]) ==
+		    gb_find(w->parent, w->fat[0]); i++)
 			;
 		if (i == k)
 			continue;
@@ -505,26 +495,12 @@ binomial(struct eng_rng *r, int n, double p)
 static double
 cond_p(const struct gb_model *m, int u, unsigned char *x, int *stack)
 {
-	unsigned char old = x[u];
-	double d = 0;
-	int ok0 = 1, ok1 = 1;
+	unsigned char bad;
+	double d = lbg_logodds(m, u, m->aform + m->afirst[u],
+	    m->afirst[u + 1] - m->afirst[u], x, stack, &bad);
 
-	for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
-		int f = m->aform[j], t0, t1;
-		const struct ground_formula *gf = &m->g->gf.v[f];
-		x[u] = 1;
-		t1 = gb_eval(m, f, x, stack);
-		x[u] = 0;
-		t0 = gb_eval(m, f, x, stack);
-		if (gf->hard) {
-			ok1 &= t1;
-			ok0 &= t0;
-		} else
-			d += gf->weight * (t1 - t0);
-	}
-	x[u] = old;
 	/* the current value is allowed (x satisfies the hard formulas) */
-	return !ok1 ? 0 : !ok0 ? 1 : 1 / (1 + exp(-d));
+	return bad & 2 ? 0 : bad & 1 ? 1 : 1 / (1 + exp(-d));
 }
 
 void
