@@ -116,8 +116,12 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 	double *coup = xcalloc((size_t)np * np + 1, sizeof *coup), total = 0,
 	    alpha;
 	int *seen = xcalloc((size_t)np + 1, sizeof *seen), rc = -1;
+	/* per pair of clusters its merged statistics, kept until a merge
+	 * changes one of the two */
+	struct lbg_cluster *pc = xcalloc((size_t)np * np + 1, sizeof *pc);
+	unsigned char *pv = xcalloc((size_t)np * np + 1, 1);
 
-	if (!coup || !seen)
+	if (!coup || !seen || !pc || !pv)
 		goto done;
 	for (size_t f = 0; f < g->gf.n; f++) {
 		int k = gb_form_atoms(g, (int)f, w->fat), ps[64], nps = 0;
@@ -157,8 +161,12 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 							c += coup[p * np + q];
 				if (c <= best)
 					continue;
-				if (evaluate(w, i, j, &mc) < 0)
-					goto done;
+				if (!pv[i * np + j]) {
+					if (evaluate(w, i, j, &pc[i * np + j]) < 0)
+						goto done;
+					pv[i * np + j] = 1;
+				}
+				mc = pc[i * np + j];
 				t = total - cl[i].cost - cl[j].cost + mc.cost;
 				if (!mc.lifted || (t > total && t > alpha))
 					continue;
@@ -170,9 +178,11 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 			}
 		if (bi < 0)
 			break;
-		for (int p = 0; p < np; p++)
+		for (int p = 0; p < np; p++) {
 			if (w->cl[p] == bj)
 				w->cl[p] = bi;
+			pv[p * np + bi] = pv[bi * np + p] = 0;
+		}
 		cl[bi] = bc;
 		total = bt;
 	}
@@ -180,6 +190,8 @@ cluster(struct lbg_work *w, struct lbg_cluster *cl, int np)
 done:
 	free(coup);
 	free(seen);
+	free(pc);
+	free(pv);
 	return rc;
 }
 
