@@ -79,6 +79,51 @@ by_sig(const void *a, const void *b)
 	return x->sig < y->sig ? -1 : x->sig > y->sig;
 }
 
+/* Sorts v[0..n) by template (sig), through tmp: a counting sort when
+ * there are at most 16 templates (an atom's usual few), else qsort.
+ * The order within a template does not matter (its hashes are sums). */
+static void
+by_template(struct inc *v, struct inc *tmp, int n)
+{
+	uint64_t sig[16];
+	int nd = 0, start[17] = { 0 };
+
+	for (int j = 0; j < n; j++) {
+		int d = 0;
+		while (d < nd && sig[d] != v[j].sig)
+			d++;
+		if (d == nd) {
+			if (nd == 16) {
+				qsort(v, (size_t)n, sizeof *v, by_sig);
+				return;
+			}
+			sig[nd++] = v[j].sig;
+		}
+	}
+	/* the templates ascending, as qsort would order them */
+	for (int i = 1; i < nd; i++)
+		for (int k = i; k > 0 && sig[k - 1] > sig[k]; k--) {
+			uint64_t t = sig[k];
+			sig[k] = sig[k - 1];
+			sig[k - 1] = t;
+		}
+	for (int j = 0; j < n; j++) {
+		int d = 0;
+		while (sig[d] != v[j].sig)
+			d++;
+		start[d + 1]++;
+	}
+	for (int d = 0; d < nd; d++)
+		start[d + 1] += start[d];
+	for (int j = 0; j < n; j++) {
+		int d = 0;
+		while (sig[d] != v[j].sig)
+			d++;
+		tmp[start[d]++] = v[j];
+	}
+	memcpy(v, tmp, (size_t)n * sizeof *v);
+}
+
 void
 lbg_bundles_free(struct lbg_bundles *b)
 {
@@ -150,7 +195,7 @@ lbg_bundles_make(struct gb_model *m, const int *pred,
 {
 	struct lbg_bundles *b = xcalloc(1, sizeof *b);
 	ivec ff = { 0 }, form = { 0 }, rep = { 0 }, abun = { 0 };
-	struct inc *tmp = NULL;
+	struct inc *tmp = NULL, *tmp2 = NULL;
 	int *slot = NULL, *users = NULL, maxinc = 0, rc = -1;
 	size_t cap = 0;
 
@@ -159,6 +204,7 @@ lbg_bundles_make(struct gb_model *m, const int *pred,
 		if (m->afirst[u + 1] - m->afirst[u] > maxinc)
 			maxinc = m->afirst[u + 1] - m->afirst[u];
 	if (!b || !(tmp = xcalloc((size_t)maxinc + 1, sizeof *tmp)) ||
+	    !(tmp2 = xcalloc((size_t)maxinc + 1, sizeof *tmp2)) ||
 	    !(b->afirst = xcalloc((size_t)m->n + 1, sizeof *b->afirst)) ||
 	    !(b->on = xcalloc((size_t)m->n + 1, 1)))
 		goto done;
@@ -169,7 +215,7 @@ lbg_bundles_make(struct gb_model *m, const int *pred,
 			continue;
 		for (int j = 0; j < nf; j++)
 			describe(m, pred, u, m->aform[m->afirst[u] + j], &tmp[j]);
-		qsort(tmp, (size_t)nf, sizeof *tmp, by_sig);
+		by_template(tmp, tmp2, nf);
 		for (int s = 0, e; s < nf; s = e) {
 			struct lbg_bkey k = { tmp[s].sig, 0, 0, 0 };
 			int id;
@@ -219,6 +265,7 @@ done:
 	free(rep.v);
 	free(abun.v);
 	free(tmp);
+	free(tmp2);
 	free(slot);
 	free(users);
 	lbg_bundles_free(b);
