@@ -139,23 +139,18 @@ void lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 
 /* Formula bundles (lbg-bundle.c): bundle j's formulas, those of its
  * representative atom rep[j], are form[ffirst[j] .. ffirst[j + 1]);
- * atom u's bundles abun[afirst[u] .. afirst[u + 1]) when on[u].  keys:
- * per bundle its template, size and hashes (building only). */
+ * atom u's bundles abun[afirst[u] .. afirst[u + 1]), read when on[u]. */
 struct lbg_bundles {
 	int nb;
 	int *ffirst, *form, *rep;
 	int *afirst, *abun;
 	unsigned char *on;
-	struct lbg_bkey *keys;
-	size_t kcap;
 };
 /* Bundles of the atoms u with want[u] (pred: each atom's predicate);
  * -1: out of memory. */
 int lbg_bundles_make(struct gb_model *m, const int *pred,
     const unsigned char *want, struct lbg_bundles **out);
 void lbg_bundles_free(struct lbg_bundles *b);
-/* log(e^a + e^b), -inf when both are (lbg-binom.c). */
-double lbg_lse(double a, double b);
 /* The log-odds of u true against false in x from formulas F[0..n),
  * each holding u (u's value restored); bits 1 and 2 of *bad: a hard
  * one false with u false, with u true. */

@@ -21,16 +21,6 @@ pair_cmp(const void *a, const void *b)
 	return p->key < q->key ? -1 : p->key > q->key;
 }
 
-double
-lbg_lse(double a, double b)
-{
-	double m = a > b ? a : b;
-
-	if (m == -INFINITY)
-		return m;
-	return m + log(exp(a - m) + exp(b - m));
-}
-
 /* A factor's log value with the atoms of x as they are: satellite u (its
  * formulas, u summed out) or formula -u-1. */
 static double
@@ -50,7 +40,7 @@ factor(const struct gb_model *m, int u, unsigned char *x, int *stack)
 				v[t] += m->g->gf.v[f].weight;
 		}
 	}
-	return lbg_lse(v[0], v[1]);
+	return log_add(v[0], v[1]);
 }
 
 void

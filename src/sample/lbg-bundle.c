@@ -22,11 +22,22 @@ typedef VEC(int) ivec;
 struct inc {                   /* one formula of the atom at hand */
 	uint64_t sig, h1, h2;
 	int f;
+	int t;                 /* by_template: its template's number */
 };
 
-struct lbg_bkey {
+struct bkey {                  /* a bundle: template, hashes, size */
 	uint64_t sig, h1, h2;
 	int64_t n;
+};
+
+/* What building needs beside the bundles: each one's key, an open
+ * addressing table of them, and the arrays as they grow. */
+struct builder {
+	struct bkey *keys;
+	size_t kcap;
+	int *slot;
+	size_t cap;            /* slots, a power of 2 */
+	ivec ff, form, rep, abun;
 };
 
 static uint64_t
@@ -86,7 +97,7 @@ static void
 by_template(struct inc *v, struct inc *tmp, int n)
 {
 	uint64_t sig[16];
-	int nd = 0, start[17] = { 0 };
+	int nd = 0, rank[16], start[17] = { 0 };
 
 	for (int j = 0; j < n; j++) {
 		int d = 0;
@@ -99,28 +110,20 @@ by_template(struct inc *v, struct inc *tmp, int n)
 			}
 			sig[nd++] = v[j].sig;
 		}
+		v[j].t = d;
 	}
 	/* the templates ascending, as qsort would order them */
-	for (int i = 1; i < nd; i++)
-		for (int k = i; k > 0 && sig[k - 1] > sig[k]; k--) {
-			uint64_t t = sig[k];
-			sig[k] = sig[k - 1];
-			sig[k - 1] = t;
-		}
-	for (int j = 0; j < n; j++) {
-		int d = 0;
-		while (sig[d] != v[j].sig)
-			d++;
-		start[d + 1]++;
+	for (int d = 0; d < nd; d++) {
+		rank[d] = 0;
+		for (int e = 0; e < nd; e++)
+			rank[d] += sig[e] < sig[d];
 	}
+	for (int j = 0; j < n; j++)
+		start[rank[v[j].t] + 1]++;
 	for (int d = 0; d < nd; d++)
 		start[d + 1] += start[d];
-	for (int j = 0; j < n; j++) {
-		int d = 0;
-		while (sig[d] != v[j].sig)
-			d++;
-		tmp[start[d]++] = v[j];
-	}
+	for (int j = 0; j < n; j++)
+		tmp[start[rank[v[j].t]]++] = v[j];
 	memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
@@ -135,58 +138,57 @@ lbg_bundles_free(struct lbg_bundles *b)
 	free(b->afirst);
 	free(b->abun);
 	free(b->on);
-	free(b->keys);
 	free(b);
 }
 
-/* Bundle id of key k: found or added (its formulas from run[0..n));
- * -1: out of memory. */
+/* Bundle id of key k: found or added (its formulas from run[0..n), of
+ * atom u); nb: the bundles so far; -1: out of memory. */
 static int
-bundle_id(struct lbg_bundles *b, struct lbg_bkey *k, const struct inc *run,
-    int n, int u, ivec *ff, ivec *form, ivec *rep, int **slot, size_t *cap)
+bundle_id(struct builder *bd, int *nb, const struct bkey *k,
+    const struct inc *run, int n, int u)
 {
 	size_t h;
 
-	if ((size_t)b->nb * 2 >= *cap) {
-		size_t nc = *cap ? *cap * 2 : 1024;
+	if ((size_t)*nb * 2 >= bd->cap) {
+		size_t nc = bd->cap ? bd->cap * 2 : 1024;
 		int *ns = xmalloc(nc * sizeof *ns);
 		if (!ns)
 			return -1;
 		for (size_t i = 0; i < nc; i++)
 			ns[i] = -1;
-		for (int j = 0; j < b->nb; j++) {
-			h = (size_t)(b->keys[j].h1 ^ b->keys[j].sig) & (nc - 1);
+		for (int j = 0; j < *nb; j++) {
+			h = (size_t)(bd->keys[j].h1 ^ bd->keys[j].sig) & (nc - 1);
 			while (ns[h] >= 0)
 				h = (h + 1) & (nc - 1);
 			ns[h] = j;
 		}
-		free(*slot);
-		*slot = ns;
-		*cap = nc;
+		free(bd->slot);
+		bd->slot = ns;
+		bd->cap = nc;
 	}
-	h = (size_t)(k->h1 ^ k->sig) & (*cap - 1);
-	for (; (*slot)[h] >= 0; h = (h + 1) & (*cap - 1)) {
-		const struct lbg_bkey *o = &b->keys[(*slot)[h]];
+	h = (size_t)(k->h1 ^ k->sig) & (bd->cap - 1);
+	for (; bd->slot[h] >= 0; h = (h + 1) & (bd->cap - 1)) {
+		const struct bkey *o = &bd->keys[bd->slot[h]];
 		if (o->sig == k->sig && o->h1 == k->h1 && o->h2 == k->h2 &&
 		    o->n == k->n)
-			return (*slot)[h];
+			return bd->slot[h];
 	}
-	if ((size_t)b->nb >= b->kcap) {
-		size_t nc = b->kcap ? b->kcap * 2 : 256;
-		struct lbg_bkey *nk = xrealloc(b->keys, nc * sizeof *nk);
+	if ((size_t)*nb >= bd->kcap) {
+		size_t nc = bd->kcap ? bd->kcap * 2 : 256;
+		struct bkey *nk = xrealloc(bd->keys, nc * sizeof *nk);
 		if (!nk)
 			return -1;
-		b->keys = nk;
-		b->kcap = nc;
+		bd->keys = nk;
+		bd->kcap = nc;
 	}
-	b->keys[b->nb] = *k;
-	(*slot)[h] = b->nb;
-	if (VEC_PUSH(*ff, (int)form->n) < 0 || VEC_PUSH(*rep, u) < 0)
+	bd->keys[*nb] = *k;
+	bd->slot[h] = *nb;
+	if (VEC_PUSH(bd->ff, (int)bd->form.n) < 0 || VEC_PUSH(bd->rep, u) < 0)
 		return -1;
 	for (int i = 0; i < n; i++)
-		if (VEC_PUSH(*form, run[i].f) < 0)
+		if (VEC_PUSH(bd->form, run[i].f) < 0)
 			return -1;
-	return b->nb++;
+	return (*nb)++;
 }
 
 int
@@ -194,10 +196,9 @@ lbg_bundles_make(struct gb_model *m, const int *pred,
     const unsigned char *want, struct lbg_bundles **out)
 {
 	struct lbg_bundles *b = xcalloc(1, sizeof *b);
-	ivec ff = { 0 }, form = { 0 }, rep = { 0 }, abun = { 0 };
+	struct builder bd = { 0 };
 	struct inc *tmp = NULL, *tmp2 = NULL;
-	int *slot = NULL, *users = NULL, maxinc = 0, rc = -1;
-	size_t cap = 0;
+	int *users = NULL, maxinc = 0, rc = -1;
 
 	*out = NULL;
 	for (int u = 0; u < m->n; u++)
@@ -210,63 +211,63 @@ lbg_bundles_make(struct gb_model *m, const int *pred,
 		goto done;
 	for (int u = 0; u < m->n; u++) {
 		int nf = m->afirst[u + 1] - m->afirst[u];
-		b->afirst[u] = (int)abun.n;
+		b->afirst[u] = (int)bd.abun.n;
 		if (!want[u])
 			continue;
 		for (int j = 0; j < nf; j++)
 			describe(m, pred, u, m->aform[m->afirst[u] + j], &tmp[j]);
 		by_template(tmp, tmp2, nf);
 		for (int s = 0, e; s < nf; s = e) {
-			struct lbg_bkey k = { tmp[s].sig, 0, 0, 0 };
+			struct bkey k = { tmp[s].sig, 0, 0, 0 };
 			int id;
 			for (e = s; e < nf && tmp[e].sig == tmp[s].sig; e++) {
 				k.h1 += tmp[e].h1;
 				k.h2 += tmp[e].h2;
 			}
 			k.n = e - s;
-			id = bundle_id(b, &k, tmp + s, e - s, u, &ff, &form, &rep,
-			    &slot, &cap);
-			if (id < 0 || VEC_PUSH(abun, id) < 0)
+			id = bundle_id(&bd, &b->nb, &k, tmp + s, e - s, u);
+			if (id < 0 || VEC_PUSH(bd.abun, id) < 0)
 				goto done;
 		}
 	}
-	b->afirst[m->n] = (int)abun.n;
-	if (VEC_PUSH(ff, (int)form.n) < 0 || VEC_PUSH(form, 0) < 0 ||
-	    VEC_PUSH(rep, 0) < 0 || VEC_PUSH(abun, 0) < 0)
+	b->afirst[m->n] = (int)bd.abun.n;
+	if (VEC_PUSH(bd.ff, (int)bd.form.n) < 0 || VEC_PUSH(bd.form, 0) < 0 ||
+	    VEC_PUSH(bd.rep, 0) < 0 || VEC_PUSH(bd.abun, 0) < 0)
 		goto done;
+	b->ffirst = bd.ff.v;
+	b->form = bd.form.v;
+	b->rep = bd.rep.v;
+	b->abun = bd.abun.v;
+	bd.ff.v = bd.form.v = bd.rep.v = bd.abun.v = NULL;
 	/* an atom reads its bundles only when those shared with another
 	 * atom hold at least half its formulas: otherwise little is saved
 	 * (a prior's unit formula is a bundle every atom shares) */
 	if (!(users = xcalloc((size_t)b->nb + 1, sizeof *users)))
 		goto done;
 	for (int q = 0; q < b->afirst[m->n]; q++)
-		users[abun.v[q]]++;
+		users[b->abun[q]]++;
 	for (int u = 0; u < m->n; u++) {
 		int shared = 0;
 		for (int q = b->afirst[u]; q < b->afirst[u + 1]; q++) {
-			int j = abun.v[q];
+			int j = b->abun[q];
 			if (users[j] > 1)
-				shared += ff.v[j + 1] - ff.v[j];
+				shared += b->ffirst[j + 1] - b->ffirst[j];
 		}
 		b->on[u] = 2 * shared >= m->afirst[u + 1] - m->afirst[u] &&
 		    shared > 0;
 	}
-	b->ffirst = ff.v;
-	b->form = form.v;
-	b->rep = rep.v;
-	b->abun = abun.v;
-	ff.v = form.v = rep.v = abun.v = NULL;
 	*out = b;
 	b = NULL;
 	rc = 0;
 done:
-	free(ff.v);
-	free(form.v);
-	free(rep.v);
-	free(abun.v);
+	free(bd.ff.v);
+	free(bd.form.v);
+	free(bd.rep.v);
+	free(bd.abun.v);
+	free(bd.keys);
+	free(bd.slot);
 	free(tmp);
 	free(tmp2);
-	free(slot);
 	free(users);
 	lbg_bundles_free(b);
 	return rc;

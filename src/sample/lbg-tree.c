@@ -54,136 +54,106 @@ group_forms(const struct gb_model *m, const int *a, int k, const int *pos,
 	return 1;
 }
 
-/* Orders a[] breadth first from a[0] along edges (ei, ej), parents in
- * par (positions in the new order); 0 if the edges are no tree. */
+/* Orders a[] breadth first from a[0] along the group's formulas of two
+ * of its atoms (fi[e], fj[e] with fj[e] >= 0), the parents in par and
+ * the old place of each new one in old_of; 0 if they are no tree. */
 static int
-bfs(int *a, int k, const int *ei, const int *ej, size_t ne, int *par,
+bfs(int *a, int k, const int *fi, const int *fj, size_t nf, int *par,
     int *old_of)
 {
-	int *uf = xcalloc((size_t)k, sizeof *uf), head = 0, tail = 1, ok = 1;
-	int *newpos = xcalloc((size_t)k, sizeof *newpos), *b;
+	int uf[LBG_GROUP_MAX], newpos[LBG_GROUP_MAX], b[LBG_GROUP_MAX];
 	unsigned char seen[LBG_GROUP_MAX][LBG_GROUP_MAX] = { { 0 } };
+	int head = 0, tail = 1, ok = 1;
 
-	b = xcalloc((size_t)k, sizeof *b);
-	if (!uf || !newpos || !b) {
-		free(uf);
-		free(newpos);
-		free(b);
-		return -1;
-	}
 	for (int i = 0; i < k; i++) {
 		uf[i] = i;
 		newpos[i] = -1;
 	}
 	/* a tree: k - 1 distinct edges that join every atom (a repeated
 	 * pair is one edge with several formulas) */
-	for (size_t e = 0; e < ne && ok; e++) {
-		int r = gb_find(uf, ei[e]), s = gb_find(uf, ej[e]);
-		if (r == s)
-			ok = seen[ei[e]][ej[e]];
+	for (size_t e = 0; e < nf && ok; e++) {
+		int r, q;
+		if (fj[e] < 0)
+			continue;
+		r = gb_find(uf, fi[e]);
+		q = gb_find(uf, fj[e]);
+		if (r == q)
+			ok = seen[fi[e]][fj[e]];
 		else
-			uf[r] = s;
-		seen[ei[e]][ej[e]] = seen[ej[e]][ei[e]] = 1;
+			uf[r] = q;
+		seen[fi[e]][fj[e]] = seen[fj[e]][fi[e]] = 1;
 	}
 	for (int i = 1; i < k && ok; i++)
 		ok = gb_find(uf, i) == gb_find(uf, 0);
-	if (ok) {
-		old_of[0] = 0;
-		newpos[0] = 0;
-		par[0] = -1;
-		while (head < tail) {
-			int v = old_of[head];
-			for (size_t e = 0; e < ne; e++) {
-				int w = ei[e] == v ? ej[e] : ej[e] == v ? ei[e] : -1;
-				if (w < 0 || newpos[w] >= 0)
-					continue;
+	if (!ok)
+		return 0;
+	old_of[0] = 0;
+	newpos[0] = 0;
+	par[0] = -1;
+	for (; head < tail; head++)
+		for (int w = 0, v = old_of[head]; w < k; w++)
+			if (seen[v][w] && newpos[w] < 0) {
 				newpos[w] = tail;
-				par[tail] = newpos[v];
+				par[tail] = head;
 				old_of[tail++] = w;
 			}
-			head++;
-		}
-		for (int i = 0; i < k; i++)
-			b[i] = a[old_of[i]];
-		memcpy(a, b, (size_t)k * sizeof *a);
-	}
-	free(uf);
-	free(newpos);
-	free(b);
-	return ok;
+	for (int i = 0; i < k; i++)
+		b[i] = a[old_of[i]];
+	memcpy(a, b, (size_t)k * sizeof *a);
+	return 1;
 }
 
 int
 lbg_tree_make(const struct gb_model *m, int *a, int k, int *pos, int *fat,
     struct lbg_tree **out, double *cost)
 {
-	ivec fi = { 0 }, fj = { 0 }, ff = { 0 }, ei = { 0 }, ej = { 0 };
+	ivec fi = { 0 }, fj = { 0 }, ff = { 0 };
 	struct lbg_tree *t = NULL;
-	int rc, *old_of = xcalloc((size_t)k, sizeof *old_of), *par;
-	int *npos = xcalloc((size_t)k, sizeof *npos);
+	int rc, old_of[LBG_GROUP_MAX], npos[LBG_GROUP_MAX], par[LBG_GROUP_MAX];
 
-	par = xcalloc((size_t)k, sizeof *par);
 	*out = NULL;
-	if (k > LBG_GROUP_MAX) {  /* lbg_tree_update's arrays */
-		free(old_of);
-		free(npos);
-		free(par);
+	if (k > LBG_GROUP_MAX)  /* the arrays here and in lbg_tree_update */
 		return 0;
-	}
 	for (int i = 0; i < k; i++)
 		pos[a[i]] = i;
-	rc = !old_of || !npos || !par ? -1 :
-	    group_forms(m, a, k, pos, fat, &fi, &fj, &ff);
+	rc = group_forms(m, a, k, pos, fat, &fi, &fj, &ff);
 	for (int i = 0; i < k; i++)
 		pos[a[i]] = -1;
-	for (size_t e = 0; rc == 1 && e < ff.n; e++)
-		if (fj.v[e] >= 0 && (VEC_PUSH(ei, fi.v[e]) < 0 ||
-		    VEC_PUSH(ej, fj.v[e]) < 0))
-			rc = -1;
 	if (rc == 1)
-		rc = bfs(a, k, ei.v, ej.v, ei.n, par, old_of);
-	if (rc == 1 && !(t = xcalloc(1, sizeof *t)))
+		rc = bfs(a, k, fi.v, fj.v, ff.n, par, old_of);
+	if (rc == 1 && (!(t = xcalloc(1, sizeof *t)) ||
+	    !(t->par = xmalloc((size_t)k * sizeof *t->par)) ||
+	    !(t->nfirst = xcalloc((size_t)2 * k + 1, sizeof *t->nfirst)) ||
+	    !(t->form = xcalloc(ff.n + 1, sizeof *t->form))))
 		rc = -1;
 	if (rc == 1) {
 		/* per atom (new order) its formulas: those of it alone, then
 		 * those with its parent */
 		t->k = k;
-		t->par = par;
-		par = NULL;
-		t->nfirst = xcalloc((size_t)2 * k + 1, sizeof *t->nfirst);
-		t->form = xcalloc(ff.n + 1, sizeof *t->form);
-		if (!t->nfirst || !t->form)
-			rc = -1;
+		memcpy(t->par, par, (size_t)k * sizeof *par);
 		for (int i = 0; i < k; i++)
 			npos[old_of[i]] = i;
 		*cost = 0;
-		for (int s = 0, n = 0; rc == 1 && s < 2 * k; s++) {
+		for (int s = 0, n = 0; s < 2 * k; s++) {
 			int i = s / 2, edge = s % 2;
 			t->nfirst[s] = n;
 			for (size_t e = 0; e < ff.n; e++) {
 				int p = npos[fi.v[e]], q = fj.v[e] < 0 ? -1 :
 				    npos[fj.v[e]];
-				if (edge ? (q >= 0 && ((p == i && t->par[i] == q) ||
-				    (q == i && t->par[i] == p))) : (q < 0 && p == i)) {
+				if (edge ? (q >= 0 && ((p == i && par[i] == q) ||
+				    (q == i && par[i] == p))) : (q < 0 && p == i)) {
 					t->form[n++] = ff.v[e];
 					*cost += edge ? 4 : 2;
 				}
 			}
 			t->nfirst[s + 1] = n;
 		}
-	}
-	if (rc == 1)
 		*out = t;
-	else
+	} else
 		lbg_tree_free(t);
 	free(fi.v);
 	free(fj.v);
 	free(ff.v);
-	free(ei.v);
-	free(ej.v);
-	free(old_of);
-	free(npos);
-	free(par);
 	return rc;
 }
 
@@ -207,13 +177,12 @@ forms_weight(const struct gb_model *m, const int *F, int n,
 	return w;
 }
 
-/* Draws v in {0, 1} with log weights l0, l1. */
-static int
-draw2(struct eng_rng *r, double l0, double l1)
+/* P(1) of a value in {0, 1} with log weights l0, l1 (not both -inf). */
+static double
+p_true(double l0, double l1)
 {
-	double p = l1 == -INFINITY ? 0 : l0 == -INFINITY ? 1 :
+	return l1 == -INFINITY ? 0 : l0 == -INFINITY ? 1 :
 	    1 / (1 + exp(l0 - l1));
-	return eng_rng_unit(r) < p;
 }
 
 void
@@ -223,16 +192,17 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 	const struct lbg_tree *t = m->tree[b];
 	const int *a = m->batom + m->bfirst[b], *F = t->form, *nf = t->nfirst;
 	int k = t->k, v[LBG_GROUP_MAX];
-	/* phi: alone; psi[i][vi][vp]: with the parent; sub: i's subtree;
-	 * msg: the subtree's message to the parent; out: the rest's to i */
-	double phi[LBG_GROUP_MAX][2], psi[LBG_GROUP_MAX][2][2];
-	double sub[LBG_GROUP_MAX][2], msg[LBG_GROUP_MAX][2];
+	/* psi[i][vi][vp]: i's formulas with its parent; sub: i's subtree
+	 * (first its formulas alone); msg: the subtree's message to the
+	 * parent; out: the rest's to i */
+	double psi[LBG_GROUP_MAX][2][2];
+	double sub[LBG_GROUP_MAX][2] = { { 0 } }, msg[LBG_GROUP_MAX][2];
 	double out[LBG_GROUP_MAX][2];
 
 	for (int i = 0; i < k; i++)
 		for (int vi = 0; vi < 2; vi++) {
 			x[a[i]] = (unsigned char)vi;
-			phi[i][vi] = forms_weight(m, F + nf[2 * i],
+			sub[i][vi] = forms_weight(m, F + nf[2 * i],
 			    nf[2 * i + 1] - nf[2 * i], x, s->stack);
 			for (int vp = 0; i > 0 && vp < 2; vp++) {
 				x[a[t->par[i]]] = (unsigned char)vp;
@@ -240,15 +210,11 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 				    nf[2 * i + 2] - nf[2 * i + 1], x, s->stack);
 			}
 		}
-	for (int i = 0; i < k; i++) {
-		sub[i][0] = phi[i][0];
-		sub[i][1] = phi[i][1];
-	}
 	/* upwards: children come after their parent in the order */
 	for (int i = k - 1; i > 0; i--) {
 		int p = t->par[i];
 		for (int vp = 0; vp < 2; vp++) {
-			msg[i][vp] = lbg_lse(sub[i][0] + psi[i][0][vp],
+			msg[i][vp] = log_add(sub[i][0] + psi[i][0][vp],
 			    sub[i][1] + psi[i][1][vp]);
 			sub[p][vp] += msg[i][vp];
 		}
@@ -256,11 +222,11 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 	/* downwards: the draw, and each atom's marginal (the current world
 	 * is allowed, so the root's weight is finite) */
 	out[0][0] = out[0][1] = 0;
-	v[0] = draw2(r, sub[0][0], sub[0][1]);
+	v[0] = eng_rng_unit(r) < p_true(sub[0][0], sub[0][1]);
 	for (int i = 1; i < k; i++) {
 		int p = t->par[i], vp = v[p];
 		double cav[2];
-		v[i] = draw2(r, sub[i][0] + psi[i][0][vp],
+		v[i] = eng_rng_unit(r) < p_true(sub[i][0] + psi[i][0][vp],
 		    sub[i][1] + psi[i][1][vp]);
 		/* the parent's weight without i's subtree: where that
 		 * subtree has none, no world has that parent value anyway */
@@ -268,13 +234,11 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 			cav[q] = msg[i][q] == -INFINITY ? -INFINITY :
 			    out[p][q] + sub[p][q] - msg[i][q];
 		for (int vi = 0; vi < 2; vi++)
-			out[i][vi] = lbg_lse(cav[0] + psi[i][vi][0],
+			out[i][vi] = log_add(cav[0] + psi[i][vi][0],
 			    cav[1] + psi[i][vi][1]);
 	}
 	for (int i = 0; i < k; i++) {
-		double l0 = sub[i][0] + out[i][0], l1 = sub[i][1] + out[i][1];
-		cur[a[i]] = l1 == -INFINITY ? 0 : l0 == -INFINITY ? 1 :
-		    1 / (1 + exp(l0 - l1));
+		cur[a[i]] = p_true(sub[i][0] + out[i][0], sub[i][1] + out[i][1]);
 		x[a[i]] = (unsigned char)v[i];
 	}
 }

@@ -341,15 +341,9 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 static int
 bundle(struct gb_model *m, const int *pred)
 {
-	unsigned char *want = NULL;
+	unsigned char *want = xcalloc((size_t)m->n + 1, 1), *read = NULL;
 	const struct lbg_bundles *b;
-	/* want: per atom whether it is bundled, then per bundle whether an
-	 * atom reads it (bundles are at most the atoms' incidences) */
-	size_t nw = (size_t)m->n + 1;
-
-	for (int u = 0; u < m->n; u++)
-		nw += (size_t)(m->afirst[u + 1] - m->afirst[u]);
-	want = xcalloc(nw, 1);
+	int rc = -1;
 
 	if (!want)
 		return -1;
@@ -360,29 +354,30 @@ bundle(struct gb_model *m, const int *pred)
 			for (int i = m->bfirst[k] + (m->indep[k] == 2 ?
 			    m->bin[k]->npiv : 0); i < m->bfirst[k + 1]; i++)
 				want[m->batom[i]] = 1;
-	if (lbg_bundles_make(m, pred, want, &m->bun) < 0) {
-		free(want);
-		return -1;
-	}
+	if (lbg_bundles_make(m, pred, want, &m->bun) < 0 ||
+	    !(read = xcalloc((size_t)m->bun->nb + 1, 1)))
+		goto done;
 	b = m->bun;
-	memset(want, 0, nw);
 	for (int u = 0; u < m->n; u++) {
 		if (!b->on[u])
 			continue;
 		m->cl[m->cl_of_pred[pred[u]]].cost += (b->afirst[u + 1] -
 		    b->afirst[u]) - 2.0 * (m->afirst[u + 1] - m->afirst[u]);
 		for (int q = b->afirst[u]; q < b->afirst[u + 1]; q++)
-			want[b->abun[q]] = 1;
+			read[b->abun[q]] = 1;
 	}
 	for (int j = 0; j < b->nb; j++) {
 		struct lbg_cluster *c = &m->cl[m->cl_of_pred[pred[b->rep[j]]]];
-		if (!want[j])
+		if (!read[j])
 			continue;
 		c->cost += 2.0 * (b->ffirst[j + 1] - b->ffirst[j]);
 		c->bundles++;
 	}
+	rc = 0;
+done:
 	free(want);
-	return 0;
+	free(read);
+	return rc;
 }
 
 int
@@ -406,20 +401,17 @@ lbg_blocks(struct gb_model *m, int *fat)
 	w.cl = xcalloc((size_t)np + 1, sizeof *w.cl);
 	m->cl = xcalloc((size_t)np + 1, sizeof *m->cl);
 	next = xcalloc((size_t)m->n + 1, sizeof *next);
+	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
 	if (!w.pred || !w.parent || !w.size || !w.inc || !w.cl || !m->cl ||
-	    !next)
+	    !next || !w.pos)
 		goto done;
 	for (int p = 0; p < np; p++)
 		w.cl[p] = -1;
 	for (int u = 0; u < m->n; u++) {
 		w.pred[u] = ground_atom_decode(g, g->unk_atom.v[u], idx);
 		w.cl[w.pred[u]] = w.pred[u];
-	}
-	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
-	if (!w.pos)
-		goto done;
-	for (int u = 0; u < m->n; u++)
 		w.pos[u] = -1;
+	}
 	if (cluster(&w, m->cl, np) < 0 ||
 	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next) < 0)
 		goto done;
