@@ -52,6 +52,7 @@ struct lbg_cluster {
 	int64_t bundles;       /* distinct formula bundles of its independent
 	                          atoms (lbg-bundle.c) */
 	int largest;           /* atoms of the largest group */
+	int64_t pairs;         /* lifted 0: blocks of two atoms (lbg-pair.c) */
 	double cost;           /* formula evaluations per sweep */
 };
 
@@ -75,6 +76,13 @@ int gb_form_atoms(const struct ground *g, int f, int *out);
  * the blocks of a sweep out of them into m (bfirst, batom, nblocks,
  * indep, cl...), after make_incidence; -1: out of memory. */
 int lbg_blocks(struct gb_model *m, int *fat);
+
+/* lbg-pair.c: a matching of the atoms u with in[u] > 0, two atoms
+ * paired only when their in[] are equal (mate[u], -1: none), heaviest
+ * pair first, a pair's weight the sum of |weight| of the soft formulas
+ * that hold both; fat: room for the longest program; -1: out of
+ * memory. */
+int lbg_pairs(const struct gb_model *m, const int *in, int *fat, int *mate);
 
 /* A block drawn by the binomial rule (lbg-binom.c).  Its atoms: the
  * pivots (atoms of one predicate), then the satellites: every other atom

@@ -217,11 +217,11 @@ group_tree(struct lbg_work *w, int c, int *a, int k, struct lbg_tree **t)
 /* The blocks of a sweep, cluster by cluster in predicate order: of a
  * lifted cluster one block of its single-atom groups (independent given
  * the rest: indep) and one per larger group; of another cluster a block
- * per atom.  Then, as in make_blocks, a block per hard formula of 2 to
+ * per pair of mate[] (lbg_pairs) and per atom left single.  Then, as in make_blocks, a block per hard formula of 2 to
  * GB_HARD_MAX atoms that spans two groups. */
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    bvec *bin, tvec *tree, int *next)
+    bvec *bin, tvec *tree, int *next, const int *mate)
 {
 	struct gb_model *m = w->m;
 	const struct ground *g = m->g;
@@ -295,13 +295,19 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			size_t start = ba->n;
 			struct lbg_tree *t = NULL;
 			if (w->cl[w->pred[u]] != c || gb_find(w->parent, u) != u ||
-			    (lifted && w->size[u] == 1))
+			    (lifted && w->size[u] == 1) ||
+			    (!lifted && mate[u] >= 0 && mate[u] < u))
 				continue;
 			if (VEC_PUSH(*bf, (int)ba->n) < 0)
 				return -1;
 			for (int v = u; v >= 0; v = next[v])
 				if (VEC_PUSH(*ba, v) < 0)
 					return -1;
+			if (!lifted && mate[u] >= 0) {
+				if (VEC_PUSH(*ba, mate[u]) < 0)
+					return -1;
+				m->cl[c].pairs++;
+			}
 			if (lifted && w->size[u] >= 3 &&
 			    group_tree(w, c, ba->v + start, w->size[u], &t) < 0)
 				return -1;
@@ -389,7 +395,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	cvec ind = { 0 };
 	bvec bin = { 0 };
 	tvec tree = { 0 };
-	int *next = NULL;
+	int *next = NULL, *mate = NULL;
 	int np = g->npreds, rc = -1, idx[64];
 
 	w.m = m;
@@ -402,8 +408,9 @@ lbg_blocks(struct gb_model *m, int *fat)
 	m->cl = xcalloc((size_t)np + 1, sizeof *m->cl);
 	next = xcalloc((size_t)m->n + 1, sizeof *next);
 	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
+	mate = xcalloc((size_t)m->n + 1, sizeof *mate);
 	if (!w.pred || !w.parent || !w.size || !w.inc || !w.cl || !m->cl ||
-	    !next || !w.pos)
+	    !next || !w.pos || !mate)
 		goto done;
 	for (int p = 0; p < np; p++)
 		w.cl[p] = -1;
@@ -412,8 +419,16 @@ lbg_blocks(struct gb_model *m, int *fat)
 		w.cl[w.pred[u]] = w.pred[u];
 		w.pos[u] = -1;
 	}
-	if (cluster(&w, m->cl, np) < 0 ||
-	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next) < 0)
+	if (cluster(&w, m->cl, np) < 0)
+		goto done;
+	/* the atoms of the clusters drawn single-site, labelled by cluster
+	 * (in w.size, which blocks() sets again) */
+	for (int u = 0; u < m->n; u++) {
+		int c = w.cl[w.pred[u]];
+		w.size[u] = m->cl[c].lifted == 0 ? c + 1 : 0;
+	}
+	if (lbg_pairs(m, w.size, fat, mate) < 0 ||
+	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, mate) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
@@ -435,6 +450,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	rc = 0;
 done:
 	free(next);
+	free(mate);
 	free(w.pred);
 	free(w.parent);
 	free(w.size);
@@ -609,13 +625,16 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			buf_printf(out, ": %lld atoms in %lld groups, the largest "
 			    "%d atoms; %s", (long long)k->atoms,
 			    (long long)k->groups, k->largest, !k->lifted ?
-			    "ground (a group above the group limit): single-site" :
+			    "ground (a group above the group limit): single-site,"
+			    " strongly coupled atoms in pairs" :
 			    k->largest == 1 ?
 			    "lifted: independent atoms, by counts" :
 			    "lifted: independent groups, each drawn jointly");
 		if (k->trees)
 			buf_printf(out, " (%lld of them trees, by sum-product)",
 			    (long long)k->trees);
+		if (k->pairs)
+			buf_printf(out, "; %lld pairs", (long long)k->pairs);
 		if (k->bundles)
 			buf_printf(out, "; conditionals from %lld shared formula "
 			    "bundle%s", (long long)k->bundles, k->bundles == 1 ?
