@@ -49,6 +49,9 @@ struct ground {
 	 * name in messages */
 	double max_enumerated;
 	const char *who;
+	/* lazy_new: the groundings a clause's core may bring the store to
+	 * (0: lazy.c's LZ_CORE_MAX) */
+	int64_t core_max;
 	/* set before ground_atoms: hold the closed predicates' atoms as the
 	 * sorted list etrue (the limit GROUND_MAX_ATOMS is then on the open
 	 * predicates' atoms alone) */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "infer/infer-int.h"
+#include "infer/lazy.h"
 
 /* What a stopped exact attempt left in gr and rows, dropped. */
 static void
@@ -92,6 +93,37 @@ infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
 	return stats->oom ? err_oom(r->e) : 0;
 }
 
+/* The samplers' ground model: every grounding the evidence leaves open.
+ * Enumerated while the formulas have at most GIBBS_MAX_ENUMERATED
+ * groundings; past that, found by joins over the evidence (lazy.c's
+ * cores, as map's: Cora's co-author clause has 10^13 groundings and 10^5
+ * open), when every clause's core fits in GROUND_MAX_GROUNDINGS.
+ * *joins: 1 when found by joins. */
+static int
+gibbs_ground(struct run *r, int *joins)
+{
+	struct lazy *lz = NULL;
+	struct err first;
+	int rc;
+
+	*joins = 0;
+	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
+	if ((rc = ground_formulas(&r->g, r->e)) != SQLIFT_ELIMIT)
+		return rc;
+	/* ground_formulas checks the total before it grounds anything */
+	first = *r->e;
+	err_clear(r->e);
+	r->g.core_max = GROUND_MAX_GROUNDINGS;
+	if (!(rc = lazy_new(&r->g, &lz, r->e)) && lazy_clauses(lz) > 0) {
+		*r->e = first;
+		rc = err_set(r->e, SQLIFT_ELIMIT, "%s; the evidence leaves more "
+		    "than %ld of them open", first.msg, GROUND_MAX_GROUNDINGS);
+	}
+	lazy_free(lz);
+	*joins = !rc;
+	return rc;
+}
+
 /* Gibbs sampling on the ground model, its atoms read (ground_atoms):
  * each unknown query atom its own group, with its standard error; the
  * largest R-hat of each query predicate in stats and, above
@@ -104,7 +136,7 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	struct gibbs_opts go = { 0 };
 	VEC(int) track = { 0 };
 	double *rmax = NULL, t0, t1;
-	int rc;
+	int rc, joins;
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
 	    o->block_size : GB_BLOCK_DEFAULT) : 1;
@@ -125,26 +157,25 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	for (size_t i = 0; i < r->q.v.n; i++)
 		if ((rc = infer_mark_query(r, &r->q.v.v[i], "query")))
 			goto done;
-	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
 	r->g.who = o->method;
 	t0 = now_seconds();
-	if ((rc = ground_formulas(&r->g, r->e)))
+	if ((rc = gibbs_ground(r, &joins)))
 		goto done;
 	t1 = now_seconds();
 	*unknown = (int64_t)r->g.unk_atom.n;
 	for (int64_t a = 0; a < r->g.natoms; a++) {
 		struct qrow q = { 0, -1, 0, NULL };
-		int idx[64];
+		int idx[64], t;
 		if (!r->is_query[a])
 			continue;
 		q.pred = ground_atom_decode(&r->g, a, idx);
-		if (r->g.truth[a] >= 0)
-			q.p = r->g.truth[a];
+		if ((t = ground_truth(&r->g, q.pred, a)) >= 0)
+			q.p = t;
 		else {
 			struct group x = { q.pred, 1, 0, 0, NAN, NULL };
 			q.group = (int64_t)gr->v.n;
 			if (VEC_PUSH(gr->v, x) < 0 ||
-			    VEC_PUSH(track, r->g.unk[a]) < 0) {
+			    VEC_PUSH(track, ground_unk(&r->g, q.pred, a)) < 0) {
 				rc = err_oom(r->e);
 				goto done;
 			}
@@ -176,6 +207,8 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	    go.threads, (long long)res->sweeps, (long long)go.burn_in,
 	    (long long)res->blocks, (long long)res->block_atoms, res->largest,
 	    r->g.gf.n, r->g.code.n, t1 - t0, res->blocks_seconds);
+	if (joins)
+		buf_printf(stats, ",\"grounded_by\":\"joins\"");
 	if (go.lbg)
 		buf_printf(stats, ",\"clusters\":%d,\"binomial_blocks\":%d",
 		    res->clusters, res->binomial);
@@ -212,15 +245,13 @@ int
 infer_lbg_explain(struct run *r, const char *path, FILE *out)
 {
 	struct buf text;
-	int rc;
+	int rc, joins;
 
 	buf_init(&text);
 	r->g.who = "lbg";
+	r->g.sparse = 1;
 	if ((rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
-	    r->closed, r->e)))
-		return rc;
-	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
-	if ((rc = ground_formulas(&r->g, r->e)))
+	    r->closed, r->e)) || (rc = gibbs_ground(r, &joins)))
 		return rc;
 	if (r->g.zero)
 		return err_set(r->e, SQLIFT_EZERO, "Z = 0: the evidence violates "

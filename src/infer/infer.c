@@ -894,6 +894,8 @@ run_read(struct run *r, const struct sqlift_infer_opts *o, int method,
 		return rc;
 	if (method < 0 || method == 4) {
 		r->g.who = strcmp(o->method, "brute") ? o->method : NULL;
+		/* the samplers hold the closed predicates' true atoms only */
+		r->g.sparse = r->g.who != NULL;
 		rc = ground_atoms(&r->g, r->m, r->dom, r->s, r->store_pred,
 		    r->closed, r->e);
 		if (method == 4 && rc == SQLIFT_ELIMIT && !r->lifted_err.status) {

@@ -12,9 +12,10 @@
 #define LZ_LITS 64             /* literals of a clause grounded lazily */
 /* A clause of positive weight (or hard) has its whole core in the store
  * at the start (every grounding the evidence leaves open) while the
- * store stays under LZ_CORE_MAX groundings and the join lists at most
- * LZ_CORE_LISTED: the local search then sees every grounding a flip
- * changes.  Past either, the clause is grounded lazily. */
+ * store stays under LZ_CORE_MAX groundings (g->core_max when set) and
+ * the join lists at most LZ_CORE_LISTED: the local search then sees
+ * every grounding a flip changes.  Past either, the clause is grounded
+ * lazily. */
 #define LZ_CORE_MAX 2000000
 #define LZ_CORE_LISTED 20000000
 #define LZ_OVER (-1)           /* a walk's rc: past the core's limits */
@@ -473,7 +474,8 @@ emit(struct lz_walk *w)
 	int nu = 0, r;
 
 	if (lz->core && (w->listed >= LZ_CORE_LISTED ||
-	    g->gf.n >= LZ_CORE_MAX)) {
+	    g->gf.n >= (g->core_max > 0 ? (size_t)g->core_max :
+	    LZ_CORE_MAX))) {
 		w->rc = LZ_OVER;
 		return;
 	}
