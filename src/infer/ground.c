@@ -458,12 +458,11 @@ ground_formula(struct ground *g, size_t k, struct err *e)
 	return rc;
 }
 
-int
-ground_formulas(struct ground *g, struct err *e)
+double
+ground_enumerations(const struct ground *g)
 {
 	const struct mln_model *m = g->m;
 	double total = 0;
-	int rc;
 
 	for (size_t k = 0; k < m->formulas.n; k++) {
 		const struct mln_formula *f = &m->formulas.v[k];
@@ -473,6 +472,16 @@ ground_formulas(struct ground *g, struct err *e)
 				n *= g->dom[f->vartypes[v]].n;
 		total += n;
 	}
+	return total;
+}
+
+int
+ground_formulas(struct ground *g, struct err *e)
+{
+	const struct mln_model *m = g->m;
+	double total = ground_enumerations(g);
+	int rc;
+
 	if (total > (g->max_enumerated > 0 ? g->max_enumerated :
 	    GROUND_MAX_GROUNDINGS))
 		return err_set(e, SQLIFT_ELIMIT, "%s: the formulas have "

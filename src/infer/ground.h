@@ -66,6 +66,8 @@ struct ground {
 int ground_atoms(struct ground *g, const struct mln_model *m,
     const struct mln_domain *dom, struct store *s, const int *store_pred,
     const int *closed, struct err *e) WUR;
+/* The groundings of all of g's formulas, as enumerating lists them. */
+double ground_enumerations(const struct ground *g);
 /* Grounds every formula of m (after ground_atoms); fails with
  * SQLIFT_ELIMIT past the limits above. */
 int ground_formulas(struct ground *g, struct err *e) WUR;

@@ -97,28 +97,26 @@ infer_lbg_lifted(struct run *r, const struct sqlift_infer_opts *o,
  * Enumerated while the formulas have at most GIBBS_MAX_ENUMERATED
  * groundings; past that, found by joins over the evidence (lazy.c's
  * cores, as map's: Cora's co-author clause has 10^13 groundings and 10^5
- * open), when every clause's core fits in GROUND_MAX_GROUNDINGS.
+ * open), when every clause's core fits in GROUND_MAX_GROUNDINGS and the
+ * formulas that are not clauses have at most GIBBS_MAX_ENUMERATED.
  * *joins: 1 when found by joins. */
 static int
 gibbs_ground(struct run *r, int *joins)
 {
 	struct lazy *lz = NULL;
-	struct err first;
+	double total = ground_enumerations(&r->g);
 	int rc;
 
 	*joins = 0;
 	r->g.max_enumerated = GIBBS_MAX_ENUMERATED;
-	if ((rc = ground_formulas(&r->g, r->e)) != SQLIFT_ELIMIT)
-		return rc;
-	/* ground_formulas checks the total before it grounds anything */
-	first = *r->e;
-	err_clear(r->e);
+	if (total <= GIBBS_MAX_ENUMERATED)
+		return ground_formulas(&r->g, r->e);
 	r->g.core_max = GROUND_MAX_GROUNDINGS;
-	if (!(rc = lazy_new(&r->g, &lz, r->e)) && lazy_clauses(lz) > 0) {
-		*r->e = first;
-		rc = err_set(r->e, SQLIFT_ELIMIT, "%s; the evidence leaves more "
-		    "than %ld of them open", first.msg, GROUND_MAX_GROUNDINGS);
-	}
+	if (!(rc = lazy_new(&r->g, &lz, r->e)) && lazy_clauses(lz) > 0)
+		rc = err_set(r->e, SQLIFT_ELIMIT, "%s: the formulas have %.0f "
+		    "groundings, and the evidence leaves more than %ld of them "
+		    "open (or its joins list more than it can hold)", r->g.who,
+		    total, GROUND_MAX_GROUNDINGS);
 	lazy_free(lz);
 	*joins = !rc;
 	return rc;
@@ -136,6 +134,7 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	struct gibbs_opts go = { 0 };
 	VEC(int) track = { 0 };
 	double *rmax = NULL, t0, t1;
+	int64_t lo, hi = 0;
 	int rc, joins;
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
@@ -151,7 +150,20 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	go.threads = o->threads > 0 ? o->threads : 1;
 	go.progress = o->progress;
 	go.progress_arg = o->progress_arg;
-	if (!(r->is_query = xcalloc((size_t)r->g.natoms + 1, 1)) ||
+	/* the queried predicates' atoms only: a closed predicate's may be
+	 * far more than the model holds (sparse) */
+	lo = r->g.natoms;
+	for (size_t p = 0; p < r->m->preds.n; p++)
+		if (r->queried[p]) {
+			if (r->g.offset[p] < lo)
+				lo = r->g.offset[p];
+			if (r->g.offset[p + 1] > hi)
+				hi = r->g.offset[p + 1];
+		}
+	if (hi < lo)
+		hi = lo;
+	r->is_query_lo = lo;
+	if (!(r->is_query = xcalloc((size_t)(hi - lo) + 1, 1)) ||
 	    !(rmax = xcalloc(r->m->preds.n + 1, sizeof *rmax)))
 		return err_oom(r->e);
 	for (size_t i = 0; i < r->q.v.n; i++)
@@ -163,10 +175,10 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 		goto done;
 	t1 = now_seconds();
 	*unknown = (int64_t)r->g.unk_atom.n;
-	for (int64_t a = 0; a < r->g.natoms; a++) {
+	for (int64_t a = lo; a < hi; a++) {
 		struct qrow q = { 0, -1, 0, NULL };
 		int idx[64], t;
-		if (!r->is_query[a])
+		if (!r->is_query[a - lo])
 			continue;
 		q.pred = ground_atom_decode(&r->g, a, idx);
 		if ((t = ground_truth(&r->g, q.pred, a)) >= 0)

@@ -22,7 +22,8 @@ struct run {
 	int *queried;          /* model pred is named by a query */
 	int *forced_ow;
 	struct query_list q;
-	unsigned char *is_query;  /* per ground atom */
+	unsigned char *is_query;  /* per ground atom from is_query_lo */
+	int64_t is_query_lo;
 	double max_seconds;    /* for building the theory too */
 	double t0;             /* when infer_run started: --max-seconds
 	                          counts from it */

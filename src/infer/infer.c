@@ -118,7 +118,7 @@ infer_mark_query(struct run *r, const struct query_atom *qa, const char *where)
 	for (int64_t a = r->g.offset[p]; a < r->g.offset[p + 1]; a++) {
 		ground_atom_decode(&r->g, a, idx);
 		if (query_match(qa, r->m->preds.v[p].arity, fixed, idx))
-			r->is_query[a] = 1;
+			r->is_query[a - r->is_query_lo] = 1;
 	}
 	return 0;
 }

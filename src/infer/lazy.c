@@ -521,8 +521,9 @@ emit(struct lz_walk *w)
 	}
 	gf.len = (int)g->code.n - gf.start;
 	if (g->gf.n >= GROUND_MAX_GROUNDINGS) {
-		w->rc = err_set(w->e, SQLIFT_ELIMIT, "map: more than %ld "
-		    "groundings left after the evidence", GROUND_MAX_GROUNDINGS);
+		w->rc = err_set(w->e, SQLIFT_ELIMIT, "%s: more than %ld "
+		    "groundings left after the evidence", g->who ? g->who :
+		    "map", GROUND_MAX_GROUNDINGS);
 		return;
 	}
 	if (VEC_PUSH(g->gf, gf) < 0) {
@@ -673,6 +674,7 @@ lazy_new(struct ground *g, struct lazy **out, struct err *e)
 	signed char *x0 = NULL;
 	int rc = 0, over;
 	int64_t added;
+	double enumerated = 0;
 
 	*out = lz;
 	if (lz)
@@ -690,6 +692,15 @@ lazy_new(struct ground *g, struct lazy **out, struct err *e)
 		if (!f->hard && f->weight == 0)
 			continue;  /* adds 0 in every world */
 		if (!(r = clause_of(g, f, c))) {
+			/* not a clause: enumerated, within max_enumerated */
+			if (g->max_enumerated > 0 &&
+			    (enumerated += n) > g->max_enumerated) {
+				rc = err_set(e, SQLIFT_ELIMIT, "%s: the formulas "
+				    "that are not clauses have %.0f groundings, more "
+				    "than the %.0f it can enumerate", g->who ? g->who :
+				    "map", enumerated, g->max_enumerated);
+				continue;
+			}
 			rc = ground_formula(g, k, e);
 			continue;
 		}

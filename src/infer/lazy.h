@@ -12,7 +12,8 @@ struct lazy;
 
 /* Starts the lazy grounding of g's formulas (after ground_atoms, g's
  * formulas not yet grounded).  Into g: the formulas that are not
- * clauses, every grounding; the clauses of negative weight, and the
+ * clauses, every grounding (at most g->max_enumerated enumerated in all,
+ * when set); the clauses of negative weight, and the
  * others while the store stays small (their core), every grounding
  * that the evidence does not decide; the rest, the groundings the
  * all-false world violates.  g->log_const counts every
