@@ -161,6 +161,8 @@ chain_step(struct chain *c)
 			lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else if (m->indep && m->indep[b] == 3)
 			lbg_tree_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else if (m->indep && m->indep[b] == 4)
+			lbg_clique_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else
 			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
 	/* under a deadline, burn-in ends at half the time */

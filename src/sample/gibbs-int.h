@@ -24,11 +24,14 @@ struct gb_model {
 	/* lbg (lbg.c) only, else NULL / 0: per block how it is drawn:
 	 * 0 by enumeration (gb_update), 1 its atoms independent given the
 	 * rest (by counts: lbg_update), 2 by the binomial rule (bin[b],
-	 * lbg_binom_update), 3 a tree group (tree[b], lbg_tree_update) */
+	 * lbg_binom_update), 3 a tree group (tree[b], lbg_tree_update), 4 a
+	 * clique (cJ[b], lbg_clique_update) */
 	unsigned char *indep;
 	struct lbg_binom **bin;
 	struct lbg_tree **tree; /* per block of kind 3 (a tree group drawn
 	                          by sum-product: lbg_tree_update), else NULL */
+	double *cJ;            /* per block: of kind 4 (a clique:
+	                          lbg_clique_update) its interaction J */
 	struct lbg_bundles *bun; /* the atoms of kind 1 blocks: their shared
 	                          formula bundles (lbg-bundle.c) */
 	int largest_indep;     /* atoms of the largest block of kind 1 to 3 */
@@ -52,7 +55,10 @@ struct lbg_cluster {
 	int64_t bundles;       /* distinct formula bundles of its independent
 	                          atoms (lbg-bundle.c) */
 	int largest;           /* atoms of the largest group */
-	int64_t pairs;         /* lifted 0: blocks of two atoms (lbg-pair.c) */
+	int64_t pairs;         /* lifted 0: blocks of two atoms drawn by
+	                          enumeration (lbg-coupled.c) */
+	int64_t cliques;       /* lifted 0: clique blocks (lbg-coupled.c) */
+	int largest_clique;
 	double cost;           /* formula evaluations per sweep */
 };
 
@@ -77,12 +83,32 @@ int gb_form_atoms(const struct ground *g, int f, int *out);
  * indep, cl...), after make_incidence; -1: out of memory. */
 int lbg_blocks(struct gb_model *m, int *fat);
 
-/* lbg-pair.c: a matching of the atoms u with in[u] > 0, two atoms
- * paired only when their in[] are equal (mate[u], -1: none), heaviest
- * pair first, a pair's weight the sum of |weight| of the soft formulas
- * that hold both; fat: room for the longest program; -1: out of
- * memory. */
-int lbg_pairs(const struct gb_model *m, const int *in, int *fat, int *mate);
+/* lbg-coupled.c: the coupled blocks of the atoms u with in[u] > 0 (two
+ * atoms join only when their in[] are equal), grown along the pairs of
+ * atoms by the summed |weight| of the soft formulas of at most 4 atoms
+ * of theirs that hold both, heaviest first.  Cliques: root[u] the
+ * clique's first atom (u itself when single), size[root] its atoms,
+ * J[root] its pair interaction, next[] its atoms listed from the root;
+ * every two of its atoms meet only in soft formulas of those two unknown
+ * atoms, whose interactions w(1,1) - w(1,0) - w(0,1) + w(0,0) add up to
+ * J (at most LBG_CLIQUE_MAX atoms).  Pairs whose formulas do not allow
+ * that: mate[u] (-1: none).  fat: room for the longest program; -1: out
+ * of memory. */
+#define LBG_CLIQUE_MAX 16
+struct gb_scratch;
+struct lbg_coupled {
+	int *root, *size, *mate;
+	int *next;             /* a clique's atoms listed from its root */
+	double *J;
+};
+int lbg_coupled(const struct gb_model *m, const int *in, int *fat,
+    struct lbg_coupled *out);
+void lbg_coupled_free(struct lbg_coupled *c);
+/* Draws clique block b (kind 4, interaction m->cJ[b]) exactly by the sum
+ * over its count of true atoms, with each atom's conditional marginal in
+ * cur. */
+void lbg_clique_update(const struct gb_model *m, int b, unsigned char *x,
+    double *cur, struct gb_scratch *s, struct eng_rng *r);
 
 /* A block drawn by the binomial rule (lbg-binom.c).  Its atoms: the
  * pivots (atoms of one predicate), then the satellites: every other atom
@@ -191,6 +217,10 @@ struct gb_scratch {
 	double *bd;
 	unsigned char *bok;
 	unsigned *bstamp, stamp;
+	/* lbg_clique_update: per atom h, its place; the suffix and prefix
+	 * tables ((LBG_CLIQUE_MAX + 1)^2 each); per count log Z_K */
+	double *qh, *qsuf, *qpre, *qz;
+	int *qi;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

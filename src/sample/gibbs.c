@@ -303,6 +303,7 @@ gb_model_free(struct gb_model *m)
 	free(m->tree);
 	lbg_bundles_free(m->bun);
 	free(m->indep);
+	free(m->cJ);
 	free(m->cl);
 	free(m->cl_of_pred);
 	memset(m, 0, sizeof *m);
@@ -342,6 +343,18 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 		if (!s->cid || !s->memb || !s->ccount || !s->cstart ||
 		    !s->cslot || !s->cp || !s->ckey || !s->h || !s->dp ||
 		    !s->dw || !s->dq || !s->dg || !s->pk || !s->dl) {
+			gb_scratch_free(s);
+			return -1;
+		}
+	}
+	if (m->cJ) {
+		size_t q = LBG_CLIQUE_MAX + 2;
+		s->qh = xcalloc(q, sizeof *s->qh);
+		s->qi = xcalloc(q, sizeof *s->qi);
+		s->qz = xcalloc(q, sizeof *s->qz);
+		s->qsuf = xcalloc(q * q, sizeof *s->qsuf);
+		s->qpre = xcalloc(q * q, sizeof *s->qpre);
+		if (!s->qh || !s->qi || !s->qz || !s->qsuf || !s->qpre) {
 			gb_scratch_free(s);
 			return -1;
 		}
@@ -390,6 +403,11 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->bd);
 	free(s->bok);
 	free(s->bstamp);
+	free(s->qh);
+	free(s->qi);
+	free(s->qz);
+	free(s->qsuf);
+	free(s->qpre);
 	memset(s, 0, sizeof *s);
 }
 

@@ -221,8 +221,9 @@ group_tree(struct lbg_work *w, int c, int *a, int k, struct lbg_tree **t)
  * GB_HARD_MAX atoms that spans two groups. */
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    bvec *bin, tvec *tree, int *next, const int *mate)
+    bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp)
 {
+	const int *mate = cp->mate;
 	struct gb_model *m = w->m;
 	const struct ground *g = m->g;
 
@@ -296,8 +297,23 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			struct lbg_tree *t = NULL;
 			if (w->cl[w->pred[u]] != c || gb_find(w->parent, u) != u ||
 			    (lifted && w->size[u] == 1) ||
-			    (!lifted && mate[u] >= 0 && mate[u] < u))
+			    (!lifted && ((mate[u] >= 0 && mate[u] < u) ||
+			    cp->root[u] != u)))
 				continue;
+			if (!lifted && cp->size[u] > 1) {
+				/* a clique: its atoms listed from u */
+				if (VEC_PUSH(*bf, (int)ba->n) < 0 ||
+				    VEC_PUSH(*ind, 4) < 0 || VEC_PUSH(*bin, NULL) < 0 ||
+				    VEC_PUSH(*tree, NULL) < 0)
+					return -1;
+				for (int v = u; v >= 0; v = cp->next[v])
+					if (VEC_PUSH(*ba, v) < 0)
+						return -1;
+				m->cl[c].cliques++;
+				if (cp->size[u] > m->cl[c].largest_clique)
+					m->cl[c].largest_clique = cp->size[u];
+				continue;
+			}
 			if (VEC_PUSH(*bf, (int)ba->n) < 0)
 				return -1;
 			for (int v = u; v >= 0; v = next[v])
@@ -395,7 +411,8 @@ lbg_blocks(struct gb_model *m, int *fat)
 	cvec ind = { 0 };
 	bvec bin = { 0 };
 	tvec tree = { 0 };
-	int *next = NULL, *mate = NULL;
+	int *next = NULL;
+	struct lbg_coupled cp = { 0 };
 	int np = g->npreds, rc = -1, idx[64];
 
 	w.m = m;
@@ -408,9 +425,8 @@ lbg_blocks(struct gb_model *m, int *fat)
 	m->cl = xcalloc((size_t)np + 1, sizeof *m->cl);
 	next = xcalloc((size_t)m->n + 1, sizeof *next);
 	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
-	mate = xcalloc((size_t)m->n + 1, sizeof *mate);
 	if (!w.pred || !w.parent || !w.size || !w.inc || !w.cl || !m->cl ||
-	    !next || !w.pos || !mate)
+	    !next || !w.pos)
 		goto done;
 	for (int p = 0; p < np; p++)
 		w.cl[p] = -1;
@@ -427,8 +443,8 @@ lbg_blocks(struct gb_model *m, int *fat)
 		int c = w.cl[w.pred[u]];
 		w.size[u] = m->cl[c].lifted == 0 ? c + 1 : 0;
 	}
-	if (lbg_pairs(m, w.size, fat, mate) < 0 ||
-	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, mate) < 0)
+	if (lbg_coupled(m, w.size, fat, &cp) < 0 ||
+	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
@@ -442,6 +458,13 @@ lbg_blocks(struct gb_model *m, int *fat)
 	m->nblocks = (int)bf.n - 1;
 	bf.v = ba.v = NULL;
 	ind.v = NULL;
+	for (int b = 0; b < m->nblocks && !m->cJ; b++)
+		if (m->indep[b] == 4 && !(m->cJ = xcalloc((size_t)m->nblocks,
+		    sizeof *m->cJ)))
+			goto done;
+	for (int b = 0; m->cJ && b < m->nblocks; b++)
+		if (m->indep[b] == 4)
+			m->cJ[b] = cp.J[m->batom[m->bfirst[b]]];
 	m->cl_of_pred = w.cl;
 	w.cl = NULL;
 	m->ncl = np;
@@ -450,7 +473,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	rc = 0;
 done:
 	free(next);
-	free(mate);
+	lbg_coupled_free(&cp);
 	free(w.pred);
 	free(w.parent);
 	free(w.size);
@@ -625,16 +648,21 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			buf_printf(out, ": %lld atoms in %lld groups, the largest "
 			    "%d atoms; %s", (long long)k->atoms,
 			    (long long)k->groups, k->largest, !k->lifted ?
-			    "ground (a group above the group limit): single-site,"
-			    " strongly coupled atoms in pairs" :
+			    "ground (a group above the group limit): single-site "
+			    "but for its coupled blocks" :
 			    k->largest == 1 ?
 			    "lifted: independent atoms, by counts" :
 			    "lifted: independent groups, each drawn jointly");
 		if (k->trees)
 			buf_printf(out, " (%lld of them trees, by sum-product)",
 			    (long long)k->trees);
+		if (k->cliques)
+			buf_printf(out, "; %lld cliques of up to %d atoms (by "
+			    "their count of true atoms)", (long long)k->cliques,
+			    k->largest_clique);
 		if (k->pairs)
-			buf_printf(out, "; %lld pairs", (long long)k->pairs);
+			buf_printf(out, "; %lld pairs (by enumeration)",
+			    (long long)k->pairs);
 		if (k->bundles)
 			buf_printf(out, "; conditionals from %lld shared formula "
 			    "bundle%s", (long long)k->bundles, k->bundles == 1 ?
