@@ -150,6 +150,14 @@ fs_row() {
 	echo "$row"
 }
 
+# GEN M n FILE: model M at n objects to FILE.mln, its evidence to FILE.db
+# (bench/lbg-conv.sh's models)
+if [ "${1:-}" = GEN ]; then
+	model "$2" "$3" >"$4.mln"
+	evidence "$4.mln" >"$4.db"
+	exit 0
+fi
+
 # BIG: friends and smokers at n = BIG_SIZES (10000), 10% of Smokes and
 # Cancer observed, all three predicates open: lbg as a user runs it
 # (the whole model one cluster when the lifted search solves it within

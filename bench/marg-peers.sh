@@ -13,6 +13,10 @@
 # 100 samples); a run is stopped at 10 B + 300 s of CPU or MARG_WALL (7200)
 # seconds of wall time, and a run that exits non-zero keeps the marginals
 # it wrote.
+# With REF=DB (a sqlite database whose first run is a sqlift reference
+# on the same dump, bench/lbg-dumps.sh ref) two more columns: the mean
+# over the runs and query atoms of |marginal - reference|, and its
+# largest.
 # MARG_PROGS picks the programs ("gibbs mcsat tuffy").  With MARG_KEEP=DIR
 # each run's marginals are kept as DIR/PROG.SEED and runs already there
 # are not repeated (so seeds can run in separate processes), and the row
@@ -67,8 +71,11 @@ tuffy() {  # out
 	    "$dir/res" >"$1"
 }
 
-echo "| program | runs (wall/cpu s each) | mean spread | max spread | atoms spread > 0.1 | mean marginal | share exactly 0 or 1 |"
-echo "|---|---|---|---|---|---|---|"
+: >"$dir/ref"
+[ -z "${REF:-}" ] || sqlite3 -separator ' ' "$REF" "SELECT atom, probability
+    FROM marginals WHERE run_id = (SELECT min(run_id) FROM runs)" >"$dir/ref"
+echo "| program | runs (wall/cpu s each) | mean spread | max spread | atoms spread > 0.1 | mean marginal | share exactly 0 or 1 | mean diff from ref | max diff from ref |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for prog in ${MARG_PROGS:-gibbs mcsat tuffy}; do
 	times=
 	for s in $SEEDS; do
@@ -96,16 +103,22 @@ for prog in ${MARG_PROGS:-gibbs mcsat tuffy}; do
 	    mcsat) echo "Alchemy MC-SAT (-ms)" ;; tuffy) echo "Tuffy MC-SAT" ;; esac)
 	# per atom of the universe: min, max and sum over the runs
 	for s in $SEEDS; do cat "$dir/$prog.$s"; echo "#END"; done |
-	    awk -v label="$label" -v times="$times" -v u="$dir/universe" '
-	    BEGIN { while ((getline a < u) > 0) U[a] = 1 }
+	    awk -v label="$label" -v times="$times" -v u="$dir/universe" \
+	    -v reff="$dir/ref" '
+	    BEGIN { while ((getline a < u) > 0) U[a] = 1
+		while ((getline l < reff) > 0) { split(l, f, " "); R[f[1]] = f[2] } }
 	    $1 == "#END" { r++; for (a in U) { p = (a in P) ? P[a] : 0
 		    if (r == 1 || p < lo[a]) lo[a] = p
 		    if (r == 1 || p > hi[a]) hi[a] = p
 		    sum += p; n++; if (p == 0 || p == 1) ext++ }
+		for (a in R) { p = (a in P) ? P[a] : 0; x = p - R[a]
+		    if (x < 0) x = -x; dt += x; dn++; if (x > dm) dm = x }
 		delete P; next }
 	    { P[$1] = $2 + 0 }
 	    END { m = 0; for (a in U) { sp = hi[a] - lo[a]; tot += sp; k++
 		    if (sp > m) m = sp; if (sp > 0.1) big++ }
-		printf "| %s | %s | %.4f | %.3f | %d of %d | %.4f | %.0f%% |\n",
-		    label, times, tot / k, m, big, k, sum / n, 100 * ext / n }'
+		printf "| %s | %s | %.4f | %.3f | %d of %d | %.4f | %.0f%% | %s | %s |\n",
+		    label, times, tot / k, m, big, k, sum / n, 100 * ext / n,
+		    dn ? sprintf("%.4f", dt / dn) : "-",
+		    dn ? sprintf("%.3f", dm) : "-" }'
 done

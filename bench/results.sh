@@ -14,7 +14,9 @@
 # so).  The libraries are taken from the binary's folder.  Knobs: OUT
 # (the page, default bench/RESULTS.md beside this script), DATA (as the
 # other scripts), SKIP (names of sections not to run: load cubes exact
-# kazemi scaling lis fig2 map gibbs gibbsfs gibbsbig same), FUZZ (bench/fuzz.sh outputs
+# kazemi scaling lis fig2 map gibbs gibbsfs gibbsbig gibbsdumps gibbspeers
+# gibbsconv same), DUMPS_REF (a folder of the real dumps' reference runs,
+# bench/lbg-dumps.sh ref: 30 minutes each), FUZZ (bench/fuzz.sh outputs
 # to show: fuzzing takes hours, so the page shows a finished run's rows
 # rather than running it), KEEP (a folder for the sections' outputs:
 # a run with the same KEEP runs only the sections not yet done),
@@ -65,6 +67,8 @@ mappeers|PEER_SECONDS=10 PROGRAMS="alchemy tuffy"|bench/map-peers.sh
 gibbs|LBG_SIZES=25 LIMIT=10|bench/lbg.sh M1 M2
 gibbsfs|LBG_SIZES=25 FS_SWEEPS=200 LIMIT=10|bench/lbg.sh FS
 gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
+gibbsdumps|DUMPS=uwcse METHODS=lbg SEEDS="1 2" DUMP_SECONDS=10 REF_DIR=$DUMPS_REF|bench/lbg-dumps.sh
+gibbsconv|TIMES="0.2 1" REF_SECONDS=10 METHODS="lbg gibbs"|bench/lbg-conv.sh /dev/null
 same||bench/same.sh quick
 X
 else
@@ -82,6 +86,9 @@ mappeers|PEER_SECONDS=10 PROGRAMS="alchemy tuffy"|bench/map-peers.sh
 gibbs|LBG_SIZES="50 200" LIMIT=60|bench/lbg.sh M1 M2 M3 M4
 gibbsfs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh FS FSB
 gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
+gibbsdumps|REF_DIR=$DUMPS_REF|bench/lbg-dumps.sh
+gibbspeers|MARG_SECONDS=60 REF=$DUMPS_REF/uwcse.ref.sqlite|bench/marg-peers.sh
+gibbsconv||bench/lbg-conv.sh bench/lbg-conv.png
 same||bench/same.sh all
 X
 fi
@@ -294,6 +301,25 @@ targets_() {
 	END { t = "lbg: time per 100 sweeps at 200 objects at least 10x below ground Gibbs (M3, M4)"
 		if (!n) print "| " t " | not run | |"
 		else printf "| %s | %s | %s |\n", t, ok == n ? "**met**" : ok ? "**met on " ok " of " n "**" : "**missed**", v }' "$dir/gibbs.out" 2>/dev/null
+	# item 6: the real dumps, lbg's rows
+	awk -F' *[|] *' '$3 == "lbg" && $6 ~ /^[0-9]/ { n++
+		ok1 = $6 + 0 <= 0.001 && $7 + 0 <= 0.05
+		ok2 = $10 ~ /^[0-9]/ ? $10 + 0 <= 0.005 : -1
+		if (ok1 && ok2 == 1) ok++
+		v = v sprintf("%s%s: spread %s mean, %s max%s", v == "" ? "" : "; ",
+		    $2, $6, $7, $10 ~ /^[0-9]/ ? ", from the 30-min reference " $10 " mean" : ", no reference") }
+	END { t = "lbg on UW-CSE and Cora, 60 s, 3 seeds: spread at most 0.001 mean, 0.05 max; within 0.005 of a 30-min reference"
+		if (!n) print "| " t " | not run | |"
+		else printf "| %s | %s | %s |\n", t, ok == n ? "**met**" : ok ? "**met on " ok " of " n "**" : "**missed**", v }' "$dir/gibbsdumps.out" 2>/dev/null
+	# item 7: KL 1e-3 at least 10x sooner than blocked-gibbs
+	awk -F' *[|] *' '/^[|] model/ { for (i = 6; i <= NF; i++) h[i] = $i }
+	$4 == "KL" { for (i = 6; i < NF; i++) { split($i, f, " / "); t[$2, h[i]] = f[1] }; m[$2] = 1 }
+	END { for (k in m) { n++; a = t[k, "lbg"]; b = t[k, "blocked-gibbs"]
+		if (a ~ /^[0-9.]+$/ && (b == "-" || (b ~ /^[0-9.]+$/ && b / a >= 10))) ok++
+		v = v sprintf("%s%s: lbg %s s, blocked-gibbs %s", v == "" ? "" : "; ", k, a, b == "-" ? "not within the longest run" : b " s") }
+		tt = "lbg reaches KL 1e-3 at least 10x sooner than blocked-gibbs (M1, M2, 50 objects)"
+		if (!n) print "| " tt " | not run | |"
+		else printf "| %s | %s | %s |\n", tt, ok == n ? "**met**" : ok ? "**met on " ok " of " n "**" : "**missed**", v }' "$dir/gibbsconv.out" 2>/dev/null
 	# identity
 	if grep -q '^same.sh: ' "$dir/same.out" 2>/dev/null; then
 		tot=$(grep '^| total' "$dir/same.out" | awk -F' *[|] *' '{ print "CPU new/old " $9 ", wall " $6 }')
@@ -312,7 +338,7 @@ targets_() {
 	fi
 }
 
-for s in load cubes exact evidence large kazemi scaling lis fig2 map mappeers gibbs gibbsfs gibbsbig same; do
+for s in load cubes exact evidence large kazemi scaling lis fig2 map mappeers gibbs gibbsfs gibbsbig gibbsdumps gibbspeers gibbsconv same; do
 	run "$s"
 done
 took=$((($(cat "$dir"/*.min 2>/dev/null | awk '{ s += $1 } END { print s + 0 }') + 30) / 60))
@@ -342,7 +368,7 @@ tables() {  # NAME: the markdown lines of its output
 
 commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
 # fig2.png and RESULTS.md are this run's own output
-[ -z "$(git -C "$root" status --porcelain -- src bench ':!bench/fig2.png' ':!bench/RESULTS.md' 2>/dev/null)" ] ||
+[ -z "$(git -C "$root" status --porcelain -- src bench ':!bench/fig2.png' ':!bench/lbg-conv.png' ':!bench/RESULTS.md' 2>/dev/null)" ] ||
     commit="$commit (with uncommitted changes in src/ or bench/)"
 # the sections a KEEP run took from an earlier binary
 older=$(for f in "$dir"/*.min; do
@@ -515,6 +541,21 @@ FS: 10% of Smokes, Cancer observed; FSB: none, two modes; 4 chains of 1,000 swee
 
 X
 tables gibbsfs
+cat <<X
+
+UW-CSE (tuffy_cse) and Cora (tuffy_class) with all evidence and their query files, runs of 60 s (4 chains on 2 threads, seeds 1 to 3); spread: max - min over the runs of an unknown query atom's marginal; ref: the 30-minute reference (\`bench/lbg-dumps.sh ref\`: lbg, 8 chains). $(cmdline gibbsdumps)$([ -s "$dir/gibbspeers.out" ] && echo " The peers on UW-CSE (program rows), three runs each, against the same reference (an atom a peer leaves out counts 0): $(cmdline gibbspeers)")
+
+X
+{ tables gibbsdumps
+  # the peers' rows in the same columns
+  awk -F' *[|] *' '/^[|] (Alchemy|Tuffy)/ { printf "| uwcse | %s | %s | - | %s | %s | %s | - | %s | %s |\n", $2, $3, $4, $5, $6, $9, $10 }' "$dir/gibbspeers.out" 2>/dev/null
+} | awk 'NF'
+cat <<X
+
+Convergence against wall seconds (grounding included; each point a run of 4 chains, 2 threads, \`--max-seconds T\`): KL to a reference on M1, M2 (lbg, 8 chains: the exact search does not answer them), the largest R-hat on M3, M4; per method: the first T where KL reaches 1e-3 (R-hat 1.1; -: none) / the value at the last T. Plot: [lbg-conv.png](lbg-conv.png). $(cmdline gibbsconv)
+
+X
+tables gibbsconv
 if [ -n "${FUZZ:-}" ]; then
 	cat <<X
 

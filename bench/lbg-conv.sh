@@ -1,0 +1,130 @@
+#!/bin/sh
+# lbg-conv.sh: issue 24 item 7, convergence against time on Venugopal and
+# Gogate's models (bench/lbg.sh's M1 to M4, 10% of the ground atoms
+# observed), the samplers run one after another in one script:
+#
+# - KL on M1 and M2 at KL_N (50) objects: the mean over the unknown
+#   atoms of KL(reference || estimate) of their Bernoulli marginals
+#   (estimates clipped to [1e-6, 1 - 1e-6]).  The exact search does not
+#   answer these models with per-atom evidence on their binary
+#   predicates, so the reference is lbg with 8 chains for REF_SECONDS
+#   (120) on 2 threads, whose largest R-hat the table shows; KL below
+#   about 1e-5 is then the reference's own error.
+# - R-hat on M3 and M4 at RHAT_N (25) objects: the largest over the
+#   unknown atoms.
+#
+# Every point is a run of 4 chains from dispersed starts on 2 threads,
+# --seed 1, stopped by --max-seconds T for T in TIMES (0.1 0.2 0.5 1 2 4
+# 8 16);
+# its x is the run's wall seconds (runs.seconds, grounding included).
+# Per model and method the table has "FIRST / LAST": the first T at
+# which KL is at most 1e-3 (R-hat at most 1.1; -: none) and the value at
+# the last T; with gnuplot the series are drawn to OUT.png (default
+# lbg-conv.png beside this script).
+#
+#   SQLIFT=path/to/sqlift sh bench/lbg-conv.sh [OUT.png]
+# Knobs: METHODS (lbg blocked-gibbs gibbs), TIMES, REF_SECONDS, KL_N,
+# RHAT_N.
+set -eu
+
+SQLIFT=${SQLIFT:-./sqlift}
+METHODS=${METHODS:-lbg blocked-gibbs gibbs}
+TIMES=${TIMES:-0.1 0.2 0.5 1 2 4 8 16}
+bench=$(cd "$(dirname "$0")" && pwd)
+out=${1:-$bench/lbg-conv.png}
+dir=$(mktemp -d "${TMPDIR:-/tmp}/sqlift-lbgconv.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+setup() {  # M n: $dir/M.sqlite loaded; prints the query predicates
+	sh "$bench/lbg.sh" GEN "$1" "$2" "$dir/$1"
+	rm -f "$dir/$1.sqlite"
+	"$SQLIFT" load "$dir/$1.sqlite" "$dir/$1.mln" "$dir/$1.db" >/dev/null
+	sed -n 's/^\([A-Z][A-Za-z]*\)(.*)$/\1/p' "$dir/$1.mln" | paste -sd, -
+}
+
+# point M method T q: runs it; prints "seconds value" (KL or R-hat)
+point() {
+	"$SQLIFT" infer "$dir/$1.sqlite" --method "$2" --exact-budget 0 -q "$4" \
+	    --ow "$4" --chains 4 --threads 2 --seed 1 --max-seconds "$3" \
+	    >/dev/null 2>&1 || :
+	case $1 in
+	M1 | M2) sqlite3 "$dir/$1.sqlite" "ATTACH '$dir/$1.ref.sqlite' AS r;
+	    SELECT printf('%.3f %.4g', (SELECT seconds FROM runs WHERE run_id =
+	    (SELECT max(run_id) FROM runs)), avg(p * ln(p / q) + (1 - p) *
+	    ln((1 - p) / (1 - q)))) FROM (SELECT min(max(x.probability, 1e-9),
+	    1 - 1e-9) AS p, min(max(m.probability, 1e-6), 1 - 1e-6) AS q FROM
+	    marginals m JOIN r.marginals x USING (atom) WHERE m.run_id =
+	    (SELECT max(run_id) FROM runs) AND m.group_id IS NOT NULL)" ;;
+	*) sqlite3 "$dir/$1.sqlite" "SELECT printf('%.3f %.4g', seconds,
+	    (SELECT max(rhat) FROM run_groups WHERE run_id = r.run_id)) FROM
+	    runs r ORDER BY run_id DESC LIMIT 1" ;;
+	esac
+}
+
+hd= sep=
+for m in $METHODS; do
+	hd="$hd $m |"
+	sep="$sep---|"
+done
+echo "| model | objects | measure | reference R-hat |$hd"
+echo "|---|---|---|---|$sep"
+for M in M1 M2 M3 M4; do
+	case $M in
+	M1 | M2) n=${KL_N:-50} what=KL goal=0.001 ;;
+	*) n=${RHAT_N:-25} what=R-hat goal=1.1 ;;
+	esac
+	q=$(setup "$M" "$n")
+	rh=-
+	if [ $what = KL ]; then
+		cp "$dir/$M.sqlite" "$dir/$M.ref.sqlite"
+		"$SQLIFT" infer "$dir/$M.ref.sqlite" --method lbg --exact-budget 0 \
+		    -q "$q" --ow "$q" --chains 8 --threads 2 --seed 99 \
+		    --max-seconds "${REF_SECONDS:-120}" >/dev/null 2>&1 || :
+		rh=$(sqlite3 "$dir/$M.ref.sqlite" "SELECT printf('%.4f', max(rhat))
+		    FROM run_groups")
+	fi
+	row="| $M | $n | $what | $rh |"
+	for m in $METHODS; do
+		: >"$dir/$M-$m.dat"
+		first=- v=
+		for t in $TIMES; do
+			v=$(point "$M" "$m" "$t" "$q")
+			echo "$v" >>"$dir/$M-$m.dat"
+			[ "$first" != - ] || ! awk -v v="${v#* }" -v g=$goal \
+			    'BEGIN { exit !(v ~ /^[0-9.e+-]+$/ && v + 0 <= g) }' || first=$t
+		done
+		row="$row $first / ${v#* } |"
+	done
+	echo "$row"
+done
+
+command -v gnuplot >/dev/null || exit 0
+{
+	echo "set terminal png size 1600,400"
+	echo "set output '$out'"
+	echo "set multiplot layout 1,4"
+	echo "set logscale xy"
+	echo "set xlabel 'wall seconds'"
+	echo "set key top right"
+	for M in M1 M2 M3 M4; do
+		case $M in
+		M1 | M2) echo "set title '$M, ${KL_N:-50} objects'; set ylabel 'mean KL to reference'" ;;
+		*) echo "set title '$M, ${RHAT_N:-25} objects'; set ylabel 'largest R-hat - 1'" ;;
+		esac
+		sep=plot
+		for m in $METHODS; do
+			[ -s "$dir/$M-$m.dat" ] || continue
+			case $M in
+			M1 | M2) u='1:2' ;;
+			*) u='1:($2 - 1)' ;;
+			esac
+			printf "%s '%s' using %s with linespoints title '%s'" \
+			    "$sep" "$dir/$M-$m.dat" "$u" "$m"
+			sep=","
+		done
+		echo
+	done
+	echo "unset multiplot"
+} >"$dir/plot.gp"
+gnuplot "$dir/plot.gp" 2>/dev/null
+echo "# drawn to $out"
