@@ -329,7 +329,7 @@ lbg_clique_update(const struct gb_model *m, int b, unsigned char *x,
 	int k = m->bfirst[b + 1] - m->bfirst[b], q = 0, f = 0, w = k + 1;
 	double J = m->cJ[b], *lh = s->qh, *S = s->qsuf, *P = s->qpre,
 	    *lz = s->qz, Z = -INFINITY, u;
-	int *fr = s->qi;
+	int *fr = s->qi, forced[LBG_CLIQUE_MAX];
 
 	for (int i = 0; i < k; i++)
 		x[a[i]] = 0;
@@ -342,13 +342,16 @@ lbg_clique_update(const struct gb_model *m, int b, unsigned char *x,
 			cur[v] = 0;        /* true breaks a hard formula */
 		else if (bad & 1) {
 			cur[v] = 1;        /* false does */
-			x[v] = 1;
-			f++;
+			forced[f++] = i;
 		} else {
 			lh[q] = h;
 			fr[q++] = i;
 		}
 	}
+	/* the forced atoms true only now: every h_i is with the others
+	 * false (their pairs count in J K(K-1)/2) */
+	for (int i = 0; i < f; i++)
+		x[a[forced[i]]] = 1;
 	/* S[j * w + t] = log e_t(e^lh[j .. q)), P[j * w + t] of [0 .. j) */
 	for (int t = 0; t <= q; t++)
 		S[q * w + t] = P[t] = t ? -INFINITY : 0;
