@@ -239,7 +239,7 @@ lbg_coupled(const struct gb_model *m, const int *in, int *fat,
 {
 	struct coll c = { 0 };
 	size_t d = 0, *order = NULL;
-	int *next, *tail = xcalloc((size_t)m->n + 1, sizeof *tail);
+	int *next, *tail;
 	int *stack = xcalloc((size_t)m->maxlen + 1, sizeof *stack);
 	unsigned char *noclique = xcalloc((size_t)m->n + 1, 1);
 	unsigned char *x = xcalloc((size_t)m->n + 1, 1);
