@@ -539,7 +539,7 @@ X
 tables gibbsfs | grep -v '^| FSB\? | 25 |'
 cat <<X
 
-UW-CSE (tuffy_cse) and Cora (tuffy_class) with all evidence and their query files, runs of 60 s (4 chains on 2 threads, seeds 1 to 3); spread: max - min over the runs of an unknown query atom's marginal; ref: the 30-minute reference (\`bench/lbg-dumps.sh ref\`: lbg, 8 chains). $(cmdline gibbsdumps)$([ -s "$dir/gibbspeers.out" ] && echo " The peers on UW-CSE (program rows), three runs each, against the same reference (an atom a peer leaves out counts 0): $(cmdline gibbspeers)")
+UW-CSE (tuffy_cse) and Cora (tuffy_class) with all evidence and their query files, runs of 60 s (4 chains on 2 threads, seeds 1 to 3); spread: max - min over the runs of an unknown query atom's marginal; ref: the 30-minute reference (\`bench/lbg-dumps.sh ref\`: lbg, 8 chains). $(cmdline gibbsdumps)$([ -s "$dir/gibbspeers.out" ] && echo ". The peers on UW-CSE (program rows), three runs each, against the same reference (an atom a peer leaves out counts 0): $(cmdline gibbspeers)")
 
 X
 { tables gibbsdumps
