@@ -88,7 +88,7 @@ gibbsfs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh FS FSB
 gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
 gibbsdumps|REF_DIR=$DUMPS_REF|bench/lbg-dumps.sh
 gibbspeers|MARG_SECONDS=60 REF=$DUMPS_REF/uwcse.ref.sqlite|bench/marg-peers.sh
-gibbsconv||bench/lbg-conv.sh bench/lbg-conv.png
+gibbsconv|TIMES="0.1 0.2 0.5 1 2 4 8 16 32"|bench/lbg-conv.sh bench/lbg-conv.png
 same||bench/same.sh all
 X
 fi
