@@ -112,7 +112,8 @@ collect(const struct gb_model *m, const int *in, int *fat, struct coll *c,
 
 	for (size_t f = 0; f < g->gf.n; f++) {
 		const struct ground_formula *gf = &g->gf.v[f];
-		int k = gb_form_atoms(g, (int)f, fat), cnt = 0;
+		int k = gb_form_atoms(g, (int)f, fat), cnt = 0, pure;
+		float w;
 		if (!gf->hard && gf->weight == 0)
 			continue;
 		for (int i = 0; i < k; i++)
@@ -126,11 +127,11 @@ collect(const struct gb_model *m, const int *in, int *fat, struct coll *c,
 					noclique[fat[i]] = 1;
 			continue;
 		}
+		pure = !gf->hard && k == 2;
+		w = !gf->hard && cnt <= PAIR_FORM_MAX ? (float)fabs(gf->weight) :
+		    0;
 		for (int i = 0; i < cnt; i++)
 			for (int j = i + 1; j < cnt; j++) {
-				int pure = !gf->hard && k == 2;
-				float w = !gf->hard && cnt <= PAIR_FORM_MAX ?
-				    (float)fabs(gf->weight) : 0;
 				if (in[a[i]] != in[a[j]])
 					continue;
 				if (c->n == PAIR_EDGES_MAX) {
@@ -183,20 +184,20 @@ joinable(const struct edge *e, size_t n, const int *next, int ra, int rb,
 	return 1;
 }
 
-/* Kruskal on the edges, heaviest first (order: the edges by weight, as
- * indexes into e sorted by atoms): an edge of two single atoms makes
+/* Kruskal on the edges byw, heaviest first (e: the same sorted by atoms,
+ * for the cross pairs' lookups): an edge of two single atoms makes
  * them a clique when it is pure, else a pair; one that would join
  * cliques (or a clique and a single atom) joins them when the union is
  * still a clique.  Without cliques (cl 0) only pairs. */
 static void
 couple(struct lbg_coupled *out, const struct edge *e, size_t n,
-    const size_t *order, const unsigned char *noclique, int *tail, int cl)
+    const struct edge *byw, const unsigned char *noclique, int *tail, int cl)
 {
 	int *root = out->root, *size = out->size, *next = out->next,
 	    *mate = out->mate;
 
 	for (size_t i = 0; i < n; i++) {
-		const struct edge *p = &e[order[i]];
+		const struct edge *p = &byw[i];
 		int ra = root[p->u], rb = root[p->v], pure;
 		double J;
 		if (ra == rb || mate[p->u] >= 0 || mate[p->v] >= 0)
@@ -238,7 +239,8 @@ lbg_coupled(const struct gb_model *m, const int *in, int *fat,
     struct lbg_coupled *out)
 {
 	struct coll c = { 0 };
-	size_t d = 0, *order = NULL;
+	struct edge *byw = NULL;
+	size_t d = 0;
 	int *next, *tail;
 	int *stack = xcalloc((size_t)m->maxlen + 1, sizeof *stack);
 	unsigned char *noclique = xcalloc((size_t)m->n + 1, 1);
@@ -278,25 +280,16 @@ lbg_coupled(const struct gb_model *m, const int *in, int *fat,
 		} else
 			c.e[++d] = c.e[i];
 	c.n = d + 1;
-	/* the edges by weight, as indexes into the sorted-by-atoms list */
-	{
-		struct edge *byw = xcalloc(c.n, sizeof *byw);
-		if (!byw || !(order = xcalloc(c.n, sizeof *order))) {
-			free(byw);
-			goto done;
-		}
-		memcpy(byw, c.e, c.n * sizeof *byw);
-		qsort(byw, c.n, sizeof *byw, by_weight);
-		for (size_t i = 0; i < c.n; i++)
-			order[i] = (size_t)(find(c.e, c.n, byw[i].u, byw[i].v) -
-			    c.e);
-		free(byw);
-	}
-	couple(out, c.e, c.n, order, noclique, tail, !c.full);
+	/* a copy by weight to walk; c.e stays by atoms for the lookups */
+	if (!(byw = xcalloc(c.n, sizeof *byw)))
+		goto done;
+	memcpy(byw, c.e, c.n * sizeof *byw);
+	qsort(byw, c.n, sizeof *byw, by_weight);
+	couple(out, c.e, c.n, byw, noclique, tail, !c.full);
 	rc = 0;
 done:
 	free(c.e);
-	free(order);
+	free(byw);
 	free(tail);
 	free(stack);
 	free(noclique);
