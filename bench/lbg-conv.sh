@@ -49,14 +49,16 @@ point() {
 	    >/dev/null 2>&1 || :
 	case $1 in
 	M1 | M2) sqlite3 "$dir/$1.sqlite" "ATTACH '$dir/$1.ref.sqlite' AS r;
-	    SELECT printf('%.3f %.4g', (SELECT seconds FROM runs WHERE run_id =
-	    (SELECT max(run_id) FROM runs)), avg(p * ln(p / q) + (1 - p) *
-	    ln((1 - p) / (1 - q)))) FROM (SELECT min(max(x.probability, 1e-9),
+	    SELECT printf('%.3f %s', (SELECT seconds FROM runs WHERE run_id =
+	    (SELECT max(run_id) FROM runs)), CASE count(*) WHEN 0 THEN '-' ELSE
+	    printf('%.4g', avg(p * ln(p / q) + (1 - p) * ln((1 - p) /
+	    (1 - q)))) END) FROM (SELECT min(max(x.probability, 1e-9),
 	    1 - 1e-9) AS p, min(max(m.probability, 1e-6), 1 - 1e-6) AS q FROM
 	    marginals m JOIN r.marginals x USING (atom) WHERE m.run_id =
 	    (SELECT max(run_id) FROM runs) AND m.group_id IS NOT NULL)" ;;
-	*) sqlite3 "$dir/$1.sqlite" "SELECT printf('%.3f %.4g', seconds,
-	    (SELECT max(rhat) FROM run_groups WHERE run_id = r.run_id)) FROM
+	*) sqlite3 "$dir/$1.sqlite" "SELECT printf('%.3f %s', seconds,
+	    (SELECT CASE count(rhat) WHEN 0 THEN '-' ELSE printf('%.4g',
+	    max(rhat)) END FROM run_groups WHERE run_id = r.run_id)) FROM
 	    runs r ORDER BY run_id DESC LIMIT 1" ;;
 	esac
 }

@@ -135,7 +135,10 @@ chain_start(struct chain *c)
 	return 0;
 }
 
-/* One sweep, or the chain's end (c->done); -1 on failure. */
+/* One sweep, or the chain's end (c->done); -1 on failure.  Under a
+ * deadline a chain ends only once it has recorded a sweep: its first
+ * sweeps may end before the burn-in's half time and the thread's other
+ * chains may then take it past the deadline. */
 static int
 chain_step(struct chain *c)
 {
@@ -144,7 +147,7 @@ chain_step(struct chain *c)
 	if (atomic_load(&gibbs_cancelled))
 		c->cancelled = 1;
 	if (c->cancelled || (c->o->sweeps > 0 && c->n >= c->o->sweeps) ||
-	    (c->deadline > 0 && (c->sweep > 0 || c->n > 0) &&
+	    (c->deadline > 0 && c->n > 0 &&
 	    now_seconds() > c->deadline)) {
 		c->done = 1;
 		if (c->trace.n == 0 || c->trace.v[c->trace.n - 1].sweeps != c->n)
