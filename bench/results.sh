@@ -88,7 +88,7 @@ gibbsfs|LBG_SIZES="25 50" LIMIT=20|bench/lbg.sh FS FSB
 gibbsbig|BIG_SIZES=10000|bench/lbg.sh BIG
 gibbsdumps|REF_DIR=$DUMPS_REF|bench/lbg-dumps.sh
 gibbspeers|MARG_SECONDS=60 REF=$DUMPS_REF/uwcse.ref.sqlite|bench/marg-peers.sh
-gibbsconv|TIMES="0.1 0.2 0.5 1 2 4 8 16 32"|bench/lbg-conv.sh bench/lbg-conv.png
+gibbsconv|TIMES="0.01 0.02 0.05 0.1 0.2 0.5 1 2 4 8 16 32"|bench/lbg-conv.sh bench/lbg-conv.png
 same||bench/same.sh all
 X
 fi
@@ -548,7 +548,7 @@ X
 } | awk 'NF'
 cat <<X
 
-Convergence against wall seconds (grounding included; each point a run of 4 chains, 2 threads, \`--max-seconds T\`): KL to a reference on M1, M2 (lbg, 8 chains: the exact search does not answer them), the largest R-hat on M3, M4; per method: the first T where KL reaches 1e-3 (R-hat 1.1; -: none) / the value at the last T. Plot: [lbg-conv.png](lbg-conv.png). $(cmdline gibbsconv)
+Convergence against wall seconds (grounding included; each point a run of 4 chains, 2 threads, \`--max-seconds T\`; lis one run; Alchemy at whole T, \`-maxSeconds T\`, whole process, \`-lvg\` after its \`-cls\` clustering, at most 120 s, counted in): KL to a reference on M1, M2 (lbg, 8 chains: the exact search does not answer them), the largest R-hat on M3, M4 (lis and Alchemy give none); per method: the seconds of the first point where KL reaches 1e-3 (R-hat 1.1; -: none) / the value at the last T (-: no answer). Plot: [lbg-conv.png](lbg-conv.png). $(cmdline gibbsconv)
 
 X
 tables gibbsconv
