@@ -166,6 +166,8 @@ chain_step(struct chain *c)
 			lbg_tree_update(m, b, c->x, c->cur, &c->s, &c->r);
 		else if (m->indep && m->indep[b] == 4)
 			lbg_clique_update(m, b, c->x, c->cur, &c->s, &c->r);
+		else if (m->indep && m->indep[b] == 5)
+			lbg_swap_update(m, b, c->x, &c->s, &c->r);
 		else
 			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
 	/* under a deadline, burn-in ends at half the time */

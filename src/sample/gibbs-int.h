@@ -25,13 +25,16 @@ struct gb_model {
 	 * 0 by enumeration (gb_update), 1 its atoms independent given the
 	 * rest (by counts: lbg_update), 2 by the binomial rule (bin[b],
 	 * lbg_binom_update), 3 a tree group (tree[b], lbg_tree_update), 4 a
-	 * clique (cJ[b], lbg_clique_update) */
+	 * clique (cJ[b], lbg_clique_update), 5 label swaps of a group of
+	 * cliques (swk[b], lbg_swap_update) */
 	unsigned char *indep;
 	struct lbg_binom **bin;
 	struct lbg_tree **tree; /* per block of kind 3 (a tree group drawn
 	                          by sum-product: lbg_tree_update), else NULL */
 	double *cJ;            /* per block: of kind 4 (a clique:
 	                          lbg_clique_update) its interaction J */
+	int *swk;              /* per block: of kind 5 (a swap group:
+	                          lbg_swap_update) its cliques' size */
 	struct lbg_bundles *bun; /* the atoms of kind 1 blocks: their shared
 	                          formula bundles (lbg-bundle.c) */
 	int largest_indep;     /* atoms of the largest block of kind 1 to 3 */
@@ -59,6 +62,8 @@ struct lbg_cluster {
 	                          enumeration (lbg-coupled.c) */
 	int64_t cliques;       /* lifted 0: clique blocks (lbg-coupled.c) */
 	int largest_clique;
+	int64_t swaps;         /* lifted 0: swap groups (lbg-swap.c) */
+	int largest_swap;      /* cliques of the largest */
 	double cost;           /* formula evaluations per sweep */
 };
 
@@ -104,6 +109,35 @@ struct lbg_coupled {
 int lbg_coupled(const struct gb_model *m, const int *in, int *fat,
     struct lbg_coupled *out);
 void lbg_coupled_free(struct lbg_coupled *c);
+/* The interaction of formula f of exactly the two unknown atoms u, v:
+ * w(1,1) - w(1,0) - w(0,1) + w(0,0); x all 0 (left so). */
+double lbg_interaction(const struct gb_model *m, int f, int u, int v,
+    unsigned char *x, int *stack);
+
+/* lbg-swap.c: swap groups of aligned cliques.  Two cliques of k atoms
+ * are aligned when their pure formulas of one atom of each with a
+ * positive interaction pair their atoms one to one; aligned cliques
+ * (two or more, at most LBG_SWAP_MAX) make a group, breadth first from
+ * its first clique in atom order, each clique's atoms listed in the
+ * order of the positions they are aligned with in the first: group g's
+ * atoms atom[first[g] .. first[g + 1]), its cliques' size k[g].  in[]:
+ * as for lbg_coupled; -1: out of memory. */
+#define LBG_SWAP_MAX 16
+struct lbg_swaps {
+	int n;
+	int *first, *atom, *k;
+};
+int lbg_swap_groups(const struct gb_model *m, const int *in,
+    const struct lbg_coupled *cp, int *fat, struct lbg_swaps *out);
+void lbg_swaps_free(struct lbg_swaps *sw);
+/* Swap block b (kind 5): k proposals, each two positions i != j
+ * uniformly, the values at i and j exchanged in every clique of the
+ * group, kept with probability min(1, W(new) / W(old)) (Metropolis: the
+ * move is its own inverse, chosen without regard to the state, so the
+ * model's distribution stays invariant).  cur is left alone: the
+ * atoms' Rao-Blackwellised values are their clique draws'. */
+void lbg_swap_update(const struct gb_model *m, int b, unsigned char *x,
+    struct gb_scratch *s, struct eng_rng *r);
 /* Draws clique block b (kind 4, interaction m->cJ[b]) exactly by the sum
  * over its count of true atoms, with each atom's conditional marginal in
  * cur. */
@@ -221,6 +255,10 @@ struct gb_scratch {
 	 * tables ((LBG_CLIQUE_MAX + 1)^2 each); per count log Z_K */
 	double *qh, *qsuf, *qpre, *qz;
 	int *qi;
+	/* lbg_swap_update: the atoms a swap flips; per formula the stamp of
+	 * the last swap that listed it, and the list */
+	int *swc, *swf;
+	unsigned *fstamp, fst;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

@@ -304,6 +304,7 @@ gb_model_free(struct gb_model *m)
 	lbg_bundles_free(m->bun);
 	free(m->indep);
 	free(m->cJ);
+	free(m->swk);
 	free(m->cl);
 	free(m->cl_of_pred);
 	memset(m, 0, sizeof *m);
@@ -359,6 +360,15 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 			return -1;
 		}
 	}
+	if (m->swk) {
+		s->swc = xcalloc(LBG_SWAP_MAX * LBG_CLIQUE_MAX, sizeof *s->swc);
+		s->swf = xcalloc(nf, sizeof *s->swf);
+		s->fstamp = xcalloc(nf, sizeof *s->fstamp);
+		if (!s->swc || !s->swf || !s->fstamp) {
+			gb_scratch_free(s);
+			return -1;
+		}
+	}
 	if (m->bun) {
 		s->bd = xcalloc((size_t)m->bun->nb + 1, sizeof *s->bd);
 		s->bok = xcalloc((size_t)m->bun->nb + 1, 1);
@@ -408,6 +418,9 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->qz);
 	free(s->qsuf);
 	free(s->qpre);
+	free(s->swc);
+	free(s->swf);
+	free(s->fstamp);
 	memset(s, 0, sizeof *s);
 }
 

@@ -57,10 +57,8 @@ by_weight(const void *a, const void *b)
 	return by_atoms(a, b);
 }
 
-/* The interaction of formula f of exactly the two unknown atoms u, v:
- * w(1,1) - w(1,0) - w(0,1) + w(0,0); x all 0 (left so). */
-static double
-interaction(const struct gb_model *m, int f, int u, int v, unsigned char *x,
+double
+lbg_interaction(const struct gb_model *m, int f, int u, int v, unsigned char *x,
     int *stack)
 {
 	double t = 0;
@@ -139,7 +137,7 @@ collect(const struct gb_model *m, const int *in, int *fat, struct coll *c,
 					return 0;
 				}
 				if (push(c, a[i], a[j], w, pure, pure ?
-				    interaction(m, (int)f, a[i], a[j], x, stack) :
+				    lbg_interaction(m, (int)f, a[i], a[j], x, stack) :
 				    0) < 0)
 					return -1;
 			}

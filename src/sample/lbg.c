@@ -214,14 +214,40 @@ group_tree(struct lbg_work *w, int c, int *a, int k, struct lbg_tree **t)
 	return 1;
 }
 
+/* The swap groups as blocks of kind 5, after their cliques' draws. */
+static int
+push_swaps(struct lbg_work *w, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
+    tvec *tree, const struct lbg_swaps *sw)
+{
+	struct gb_model *m = w->m;
+
+	for (int j = 0; j < sw->n; j++) {
+		struct lbg_cluster *c =
+		    &m->cl[w->cl[w->pred[sw->atom[sw->first[j]]]]];
+		int nc = (sw->first[j + 1] - sw->first[j]) / sw->k[j];
+		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 5) < 0 ||
+		    VEC_PUSH(*bin, NULL) < 0 || VEC_PUSH(*tree, NULL) < 0)
+			return -1;
+		for (int i = sw->first[j]; i < sw->first[j + 1]; i++)
+			if (VEC_PUSH(*ba, sw->atom[i]) < 0)
+				return -1;
+		c->swaps++;
+		if (nc > c->largest_swap)
+			c->largest_swap = nc;
+	}
+	return 0;
+}
+
 /* The blocks of a sweep, cluster by cluster in predicate order: of a
  * lifted cluster one block of its single-atom groups (independent given
  * the rest: indep) and one per larger group; of another cluster a block
- * per pair of mate[] (lbg_pairs) and per atom left single.  Then, as in make_blocks, a block per hard formula of 2 to
- * GB_HARD_MAX atoms that spans two groups. */
+ * per clique and per pair of cp (lbg_coupled) and per atom left single.
+ * Then the swap groups of sw, and, as in make_blocks, a block per hard
+ * formula of 2 to GB_HARD_MAX atoms that spans two groups. */
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp)
+    bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp,
+    const struct lbg_swaps *sw)
 {
 	const int *mate = cp->mate;
 	struct gb_model *m = w->m;
@@ -334,6 +360,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			}
 		}
 	}
+	if (push_swaps(w, bf, ba, ind, bin, tree, sw) < 0)
+		return -1;
 	for (size_t f = 0; f < g->gf.n; f++) {
 		int k, i;
 		if (!g->gf.v[f].hard)
@@ -413,6 +441,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	tvec tree = { 0 };
 	int *next = NULL;
 	struct lbg_coupled cp = { 0 };
+	struct lbg_swaps sw = { 0 };
 	int np = g->npreds, rc = -1, idx[64];
 
 	w.m = m;
@@ -444,7 +473,8 @@ lbg_blocks(struct gb_model *m, int *fat)
 		w.size[u] = m->cl[c].lifted == 0 ? c + 1 : 0;
 	}
 	if (lbg_coupled(m, w.size, fat, &cp) < 0 ||
-	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp) < 0)
+	    lbg_swap_groups(m, w.size, &cp, fat, &sw) < 0 ||
+	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp, &sw) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
@@ -465,6 +495,11 @@ lbg_blocks(struct gb_model *m, int *fat)
 	for (int b = 0; m->cJ && b < m->nblocks; b++)
 		if (m->indep[b] == 4)
 			m->cJ[b] = cp.J[m->batom[m->bfirst[b]]];
+	if (sw.n > 0 && !(m->swk = xcalloc((size_t)m->nblocks, sizeof *m->swk)))
+		goto done;
+	for (int b = 0; m->swk && b < m->nblocks; b++)
+		if (m->indep[b] == 5)
+			m->swk[b] = cp.size[cp.root[m->batom[m->bfirst[b]]]];
 	m->cl_of_pred = w.cl;
 	w.cl = NULL;
 	m->ncl = np;
@@ -474,6 +509,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 done:
 	free(next);
 	lbg_coupled_free(&cp);
+	lbg_swaps_free(&sw);
 	free(w.pred);
 	free(w.parent);
 	free(w.size);
@@ -660,6 +696,10 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			buf_printf(out, "; %lld cliques of up to %d atoms (by "
 			    "their count of true atoms)", (long long)k->cliques,
 			    k->largest_clique);
+		if (k->swaps)
+			buf_printf(out, "; %lld swap groups of up to %d aligned "
+			    "cliques (two positions exchanged in all, Metropolis)",
+			    (long long)k->swaps, k->largest_swap);
 		if (k->pairs)
 			buf_printf(out, "; %lld pairs (by enumeration)",
 			    (long long)k->pairs);
