@@ -37,7 +37,7 @@ struct gb_model {
 	                          lbg_swap_update) its cliques' size */
 	struct lbg_bundles *bun; /* the atoms of kind 1 blocks: their shared
 	                          formula bundles (lbg-bundle.c) */
-	int largest_indep;     /* atoms of the largest block of kind 1 to 3 */
+	int largest_indep;     /* atoms of the largest block of kind 1 to 5 */
 	int largest_piv;       /* pivots of the largest block of kind 2 */
 	struct lbg_cluster *cl;  /* the clusters, in predicate order */
 	int ncl;
@@ -122,7 +122,7 @@ double lbg_interaction(const struct gb_model *m, int f, int u, int v,
  * order of the positions they are aligned with in the first: group g's
  * atoms atom[first[g] .. first[g + 1]), its cliques' size k[g].  in[]:
  * as for lbg_coupled; -1: out of memory. */
-#define LBG_SWAP_MAX 16
+#define LBG_SWAP_MAX 1024
 struct lbg_swaps {
 	int n;
 	int *first, *atom, *k;
@@ -130,8 +130,8 @@ struct lbg_swaps {
 int lbg_swap_groups(const struct gb_model *m, const int *in,
     const struct lbg_coupled *cp, int *fat, struct lbg_swaps *out);
 void lbg_swaps_free(struct lbg_swaps *sw);
-/* Swap block b (kind 5): k proposals, each two positions i != j
- * uniformly, the values at i and j exchanged in every clique of the
+/* Swap block b (kind 5): k - 1 proposals, each two positions i != j
+ * uniformly (not the last proposal's pair again), the values at i and j exchanged in every clique of the
  * group, kept with probability min(1, W(new) / W(old)) (Metropolis: the
  * move is its own inverse, chosen without regard to the state, so the
  * model's distribution stays invariant).  cur is left alone: the

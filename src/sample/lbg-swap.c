@@ -13,10 +13,10 @@
 #include "sample/gibbs-int.h"
 #include "util/util.h"
 
-/* A pure formula of the atom at position pa of clique ra and the one at
- * pb of clique rb (ra < rb: their roots), with its interaction. */
+/* A pure formula f of the atom at position pa of clique ra and the one
+ * at pb of clique rb (ra < rb: their roots), with its interaction. */
 struct link {
-	int ra, rb, pa, pb;
+	int ra, rb, pa, pb, f;
 	double J;
 };
 typedef VEC(struct link) lvec;
@@ -34,6 +34,17 @@ by_link(const void *a, const void *b)
 	if (x->pa != y->pa)
 		return x->pa < y->pa ? -1 : 1;
 	return x->pb < y->pb ? -1 : x->pb > y->pb;
+}
+
+/* by_link, then by formula: the interactions of a pair of positions are
+ * summed in the same order on every machine */
+static int
+by_link_f(const void *a, const void *b)
+{
+	const struct link *x = a, *y = b;
+	int c = by_link(a, b);
+
+	return c ? c : x->f < y->f ? -1 : x->f > y->f;
 }
 
 /* The atom at position p of the clique rooted at r. */
@@ -79,12 +90,13 @@ collect(const struct gb_model *m, const int *in, const struct lbg_coupled *cp,
 		l.rb = ru < rv ? rv : ru;
 		l.pa = pos[ru < rv ? u : v];
 		l.pb = pos[ru < rv ? v : u];
+		l.f = (int)f;
 		l.J = lbg_interaction(m, (int)f, u, v, x, stack);
 		if (VEC_PUSH(*L, l) < 0)
 			goto done;
 	}
 	if (L->n > 0) {
-		qsort(L->v, L->n, sizeof *L->v, by_link);
+		qsort(L->v, L->n, sizeof *L->v, by_link_f);
 		for (size_t i = 1; i < L->n; i++)
 			if (by_link(&L->v[i], &L->v[d]) == 0)
 				L->v[d].J += L->v[i].J;
@@ -99,9 +111,9 @@ done:
 	return rc;
 }
 
-/* The links of cliques ra, rb in L->v[i .. j): an alignment when those
- * of positive interaction pair their k positions one to one; then
- * map[p] is rb's position for ra's p, inv the reverse. */
+/* The n links l[] of cliques ra, rb: an alignment when those of
+ * positive interaction pair their k positions one to one; then map[p]
+ * is rb's position for ra's p, inv the reverse. */
 static int
 aligned(const struct link *l, size_t n, int k, int *map, int *inv)
 {
@@ -188,10 +200,11 @@ group(const struct gb_model *m, const struct lbg_coupled *cp,
 {
 	ivec first = { 0 }, atom = { 0 }, ks = { 0 };
 	unsigned char *seen = xcalloc((size_t)m->n + 1, 1);
-	int q[LBG_SWAP_MAX], canon[LBG_SWAP_MAX][LBG_CLIQUE_MAX];
+	int *q = xcalloc(LBG_SWAP_MAX, sizeof *q);
+	int (*canon)[LBG_CLIQUE_MAX] = xcalloc(LBG_SWAP_MAX, sizeof *canon);
 	int rc = -1;
 
-	if (!seen)
+	if (!seen || !q || !canon)
 		goto done;
 	for (int r = 0; r < m->n; r++) {
 		int k = cp->size[r], nq = 0;
@@ -236,6 +249,8 @@ done:
 	free(atom.v);
 	free(ks.v);
 	free(seen);
+	free(q);
+	free(canon);
 	return rc;
 }
 
@@ -304,14 +319,22 @@ lbg_swap_update(const struct gb_model *m, int b, unsigned char *x,
 {
 	const int *a = m->batom + m->bfirst[b];
 	int n = m->bfirst[b + 1] - m->bfirst[b], k = m->swk[b];
+	int pi = -1, pj = -1;
 
-	for (int t = 0; t < k; t++) {
-		int i = (int)(eng_rng_unit(r) * k), j, nc = 0, nf = 0;
+	/* k - 1 proposals, never the same pair twice in a row (it would
+	 * undo the last: with k = 2 every sweep ended where it began) */
+	for (int t = 0; t < k - 1; t++) {
+		int i, j, nc = 0, nf = 0;
 		double before, after;
-		j = (int)(eng_rng_unit(r) * (k - 1));
-		i = i < k ? i : k - 1;
-		j = j < k - 1 ? j : k - 2;
-		j += j >= i;
+		do {
+			i = (int)(eng_rng_unit(r) * k);
+			j = (int)(eng_rng_unit(r) * (k - 1));
+			i = i < k ? i : k - 1;
+			j = j < k - 1 ? j : k - 2;
+			j += j >= i;
+		} while ((i == pi && j == pj) || (i == pj && j == pi));
+		pi = i;
+		pj = j;
 		/* exchanging two different values flips both */
 		for (int c = 0; c < n; c += k)
 			if (x[a[c + i]] != x[a[c + j]]) {
