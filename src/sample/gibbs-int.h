@@ -131,11 +131,12 @@ int lbg_swap_groups(const struct gb_model *m, const int *in,
     const struct lbg_coupled *cp, int *fat, struct lbg_swaps *out);
 void lbg_swaps_free(struct lbg_swaps *sw);
 /* Swap block b (kind 5): k - 1 proposals, each two positions i != j
- * uniformly (not the last proposal's pair again), the values at i and j exchanged in every clique of the
- * group, kept with probability min(1, W(new) / W(old)) (Metropolis: the
- * move is its own inverse, chosen without regard to the state, so the
- * model's distribution stays invariant).  cur is left alone: the
- * atoms' Rao-Blackwellised values are their clique draws'. */
+ * uniformly (not the last proposal's pair again), the values at i and j
+ * exchanged in every clique of the group, kept with probability
+ * min(1, W(new) / W(old)) (Metropolis: the move is its own inverse,
+ * chosen without regard to the state, so the model's distribution stays
+ * invariant).  cur is left alone: the atoms' Rao-Blackwellised values
+ * are their clique draws'. */
 void lbg_swap_update(const struct gb_model *m, int b, unsigned char *x,
     struct gb_scratch *s, struct eng_rng *r);
 /* Draws clique block b (kind 4, interaction m->cJ[b]) exactly by the sum

@@ -361,7 +361,8 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 		}
 	}
 	if (m->swk) {
-		s->swc = xcalloc(LBG_SWAP_MAX * LBG_CLIQUE_MAX, sizeof *s->swc);
+		/* a swap group is a block of kind 5: in largest_indep */
+		s->swc = xcalloc((size_t)m->largest_indep + 1, sizeof *s->swc);
 		s->swf = xcalloc(nf, sizeof *s->swf);
 		s->fstamp = xcalloc(nf, sizeof *s->fstamp);
 		if (!s->swc || !s->swf || !s->fstamp) {

@@ -329,8 +329,6 @@ lbg_swap_update(const struct gb_model *m, int b, unsigned char *x,
 		do {
 			i = (int)(eng_rng_unit(r) * k);
 			j = (int)(eng_rng_unit(r) * (k - 1));
-			i = i < k ? i : k - 1;
-			j = j < k - 1 ? j : k - 2;
 			j += j >= i;
 		} while ((i == pi && j == pj) || (i == pj && j == pi));
 		pi = i;
