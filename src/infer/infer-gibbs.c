@@ -139,7 +139,8 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 
 	go.block_max = !strcmp(o->method, "blocked-gibbs") ? (o->block_size ?
 	    o->block_size : GB_BLOCK_DEFAULT) : 1;
-	go.lbg = !strcmp(o->method, "lbg");
+	go.lbg = !strcmp(o->method, "lbg") ? 1 :
+	    !strcmp(o->method, "blocked-gibbs") ? 2 : 0;
 	go.sweeps = o->samples > 0 ? o->samples : o->max_seconds > 0 ? 0 :
 	    1000;
 	go.burn_in = o->burn_in < 0 ? 0 : o->burn_in > 0 ? o->burn_in :
@@ -221,7 +222,7 @@ infer_gibbs_solve(struct run *r, const struct sqlift_infer_opts *o,
 	    r->g.gf.n, r->g.code.n, t1 - t0, res->blocks_seconds);
 	if (joins)
 		buf_printf(stats, ",\"grounded_by\":\"joins\"");
-	if (go.lbg)
+	if (go.lbg == 1)
 		buf_printf(stats, ",\"clusters\":%d,\"binomial_blocks\":%d",
 		    res->clusters, res->binomial);
 	buf_printf(stats, ",\"rhat\":{");

@@ -63,8 +63,8 @@ static const struct opt table[] = {
 	    "gibbs: Gibbs sampling on the ground model,\n"
 	    "one atom at a time (a hard formula's atoms\n"
 	    "together)\n"
-	    "blocked-gibbs: the same with blocks of atoms\n"
-	    "drawn jointly\n"
+	    "blocked-gibbs: the same with lbg's blocks,\n"
+	    "each drawn by ground enumeration\n"
 	    "lbg: lifted blocked Gibbs: blocks from\n"
 	    "clusters of predicates (explain -m lbg)\n"
 	    "map: the most probable world (lifted search in\n"
@@ -117,7 +117,7 @@ static const struct opt table[] = {
 	    OPT_INT64, OFF(burn_in), 0, INT64_MAX, NULL, 1, "burn_in" },
 	{ { "block_size", "block-size", 0, "N", "1 to 16", "8",
 	    "blocked-gibbs: atoms per block at most\n"
-	    "(default 8)\n" },
+	    "(default 8; lbg's larger blocks split)\n" },
 	    OPT_INT, OFF(block_size), 1, 16, NULL, 0, "block_size" },
 	{ { "grounding", "grounding", 0, "G", "lazy, full", "lazy",
 	    "map: lazy (default: the groundings each world\n"

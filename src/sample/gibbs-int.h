@@ -67,14 +67,33 @@ struct lbg_cluster {
 	double cost;           /* formula evaluations per sweep */
 };
 
-/* Builds m's incidence and blocks: block_max 1 gives a block per atom
- * outside hard formulas and one per hard formula of at most GB_HARD_MAX
- * atoms; more grows blocks greedily along the formulas (hard ones first)
- * up to block_max atoms, and adds a block for each hard formula of at
- * most GB_HARD_MAX atoms that spans two. */
+/* Builds m's incidence and blocks.  lbg 1: lbg's (lbg_blocks; block_max
+ * unused).  Else block_max 1 gives a block per atom outside hard
+ * formulas and one per hard formula of at most GB_HARD_MAX atoms; more
+ * grows blocks greedily along the formulas (hard ones first) up to
+ * block_max atoms, from lbg's blocks when lbg is 2 (lbg_ground_plan),
+ * and adds a block for each hard formula of at most GB_HARD_MAX atoms
+ * that spans two. */
 int gb_model_build(struct gb_model *m, const struct ground *g,
     int block_max, int lbg, struct err *e) WUR;
 void gb_model_free(struct gb_model *m);
+/* Frees m's lbg parts (blocks, kinds, clusters, bundles), leaving its
+ * incidence. */
+void gb_lbg_free(struct gb_model *m);
+
+/* blocked-gibbs's start from lbg's blocks: per atom pre[u], the first
+ * atom of its block when lbg's block has 2 to block_max atoms and is
+ * drawn whole (a group, tree or clique), else u; label[u], lbg's block
+ * when that block is larger or binomial (grown into pieces of at most
+ * block_max along its formulas), else -1.  Atoms drawn independently
+ * and swap groups (Metropolis, no Gibbs block) stay single. */
+struct gb_plan {
+	int *pre, *label;
+};
+/* lbg.c: the plan of m's atoms (m's incidence built); m's lbg parts are
+ * freed after; -1: out of memory. */
+int lbg_ground_plan(struct gb_model *m, int block_max, int *fat,
+    struct gb_plan *pl);
 
 /* Union-find: u's root in parent[], halving the path on the way. */
 int gb_find(int *parent, int u);

@@ -43,23 +43,39 @@ gb_find(int *parent, int u)
 	return u;
 }
 
+/* Whether the k atoms a[] share one label >= 0. */
+static int
+same_label(const int *label, const int *a, int k)
+{
+	for (int i = 1; i < k; i++)
+		if (label[a[i]] != label[a[0]])
+			return 0;
+	return label[a[0]] >= 0;
+}
+
 /* Blocks grown along the formulas, hard ones first: a formula's atoms
- * are joined when the union has at most bmax atoms.  Out: comp[u], the
- * root of u's block. */
+ * are joined when the union has at most bmax atoms.  With pl (blocked-
+ * gibbs: lbg's blocks) the union-find starts from pl->pre and joins only
+ * formulas whose atoms share one label >= 0.  Out: parent[], each
+ * block's root through gb_find. */
 static void
 grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
-    int *fat)
+    int *fat, const struct gb_plan *pl)
 {
 	for (int u = 0; u < n; u++) {
-		parent[u] = u;
-		size[u] = 1;
+		parent[u] = pl ? pl->pre[u] : u;
+		size[u] = 0;
 	}
+	for (int u = 0; u < n; u++)
+		size[parent[u]]++;
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t f = 0; f < g->gf.n; f++) {
 			int k, total = 0;
 			if (g->gf.v[f].hard != (pass == 0))
 				continue;
 			k = gb_form_atoms(g, (int)f, fat);
+			if (pl && !same_label(pl->label, fat, k))
+				continue;
 			for (int i = 0; i < k; i++) {
 				int r = gb_find(parent, fat[i]), j;
 				for (j = 0; j < i && gb_find(parent, fat[j]) != r; j++)
@@ -85,7 +101,7 @@ grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
  * hard formula of 2 to GB_HARD_MAX atoms not inside one of them. */
 static int
 make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
-    ivec *batom, int *fat)
+    ivec *batom, int *fat, const struct gb_plan *pl)
 {
 	int *parent = xcalloc((size_t)n + 1, sizeof *parent);
 	int *size = xcalloc((size_t)n + 1, sizeof *size);
@@ -96,7 +112,7 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 		goto done;
 	if (bmax > 1) {
 		int *next = covered;  /* reused: members linked by root */
-		grow_blocks(g, n, bmax, parent, size, fat);
+		grow_blocks(g, n, bmax, parent, size, fat, pl);
 		for (int u = 0; u < n; u++)
 			next[u] = -1;
 		/* one block per root, members in atom order */
@@ -246,12 +262,23 @@ gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
 	if (!(fat = xcalloc((size_t)maxlen + 1, sizeof *fat)) ||
 	    make_incidence(m, fat) < 0)
 		goto fail;
-	if (lbg) {
+	if (lbg == 1) {
 		if (lbg_blocks(m, fat) < 0)
 			goto fail;
 	} else {
-		if (make_blocks(g, m->n, block_max, &bfirst, &batom, fat) < 0 ||
-		    VEC_PUSH(batom, 0) < 0)
+		struct gb_plan pl = { 0 };
+		int rc = 0;
+		if (lbg == 2 && block_max > 1 &&
+		    (!(pl.pre = xcalloc((size_t)m->n + 1, sizeof *pl.pre)) ||
+		    !(pl.label = xcalloc((size_t)m->n + 1, sizeof *pl.label)) ||
+		    lbg_ground_plan(m, block_max, fat, &pl) < 0))
+			rc = -1;
+		if (!rc)
+			rc = make_blocks(g, m->n, block_max, &bfirst, &batom, fat,
+			    pl.pre ? &pl : NULL);
+		free(pl.pre);
+		free(pl.label);
+		if (rc < 0 || VEC_PUSH(batom, 0) < 0)
 			goto fail;
 		m->bfirst = bfirst.v;
 		m->batom = batom.v;
@@ -287,14 +314,10 @@ fail:
 }
 
 void
-gb_model_free(struct gb_model *m)
+gb_lbg_free(struct gb_model *m)
 {
-	free(m->afirst);
-	free(m->aform);
 	free(m->bfirst);
 	free(m->batom);
-	free(m->ffirst);
-	free(m->bform);
 	for (int b = 0; m->bin && b < m->nblocks; b++)
 		lbg_binom_free(m->bin[b]);
 	free(m->bin);
@@ -307,6 +330,27 @@ gb_model_free(struct gb_model *m)
 	free(m->swk);
 	free(m->cl);
 	free(m->cl_of_pred);
+	m->bfirst = m->batom = NULL;
+	m->bin = NULL;
+	m->tree = NULL;
+	m->bun = NULL;
+	m->indep = NULL;
+	m->cJ = NULL;
+	m->swk = NULL;
+	m->cl = NULL;
+	m->cl_of_pred = NULL;
+	m->nblocks = m->ncl = 0;
+	m->largest_indep = m->largest_piv = 0;
+}
+
+void
+gb_model_free(struct gb_model *m)
+{
+	gb_lbg_free(m);
+	free(m->afirst);
+	free(m->aform);
+	free(m->ffirst);
+	free(m->bform);
 	memset(m, 0, sizeof *m);
 }
 

@@ -46,7 +46,8 @@
 
 struct gibbs_opts {
 	int block_max;         /* 1: single-site; more: blocked */
-	int lbg;               /* 1: lbg's clusters (block_max unused) */
+	int lbg;               /* 1: lbg's clusters (block_max unused); 2:
+	                          blocked-gibbs from lbg's blocks */
 	int64_t sweeps;        /* per chain, after burn-in; 0: until
 	                          max_seconds */
 	int64_t burn_in;       /* sweeps discarded first */

@@ -528,6 +528,40 @@ done:
 	return rc;
 }
 
+int
+lbg_ground_plan(struct gb_model *m, int block_max, int *fat,
+    struct gb_plan *pl)
+{
+	if (lbg_blocks(m, fat) < 0) {
+		gb_lbg_free(m);
+		return -1;
+	}
+	for (int u = 0; u < m->n; u++) {
+		pl->pre[u] = u;
+		pl->label[u] = -1;
+	}
+	for (int b = 0; b < m->nblocks; b++) {
+		const int *a = m->batom + m->bfirst[b];
+		int k = m->bfirst[b + 1] - m->bfirst[b], t = m->indep[b], i;
+		if (t == 1 || t == 5)
+			continue;
+		/* past an earlier block's atoms: a hard formula's block across
+		 * groups, which make_blocks adds again where it spans two */
+		for (i = 0; i < k && pl->pre[a[i]] == a[i] &&
+		    pl->label[a[i]] < 0; i++)
+			;
+		if (i < k)
+			continue;
+		for (i = 0; i < k; i++)
+			if (t != 2 && k <= block_max)
+				pl->pre[a[i]] = a[0];
+			else
+				pl->label[a[i]] = b;
+	}
+	gb_lbg_free(m);
+	return 0;
+}
+
 /* A draw from Binomial(n, p): inversion, outwards from the mode. */
 static int
 binomial(struct eng_rng *r, int n, double p)
