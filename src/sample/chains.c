@@ -132,7 +132,39 @@ chain_start(struct chain *c)
 		c->failed = 2;
 		return -1;
 	}
+	if (m->ls)
+		lbg_state_refresh(m, c->x, c->s.L);
 	return 0;
+}
+
+/* Draws block b of c's sweep by its kind; with lbg's kept log-odds,
+ * moves them by the block's changes. */
+static void
+draw(struct chain *c, int b)
+{
+	const struct gb_model *m = c->m;
+	const int *a = m->batom + m->bfirst[b];
+	int k = m->bfirst[b + 1] - m->bfirst[b];
+
+	if (m->ls)
+		for (int i = 0; i < k; i++)
+			c->s.xold[i] = c->x[a[i]];
+	if (m->indep && m->indep[b] == 1)
+		lbg_update(m, b, c->x, c->cur, &c->s, &c->r);
+	else if (m->indep && m->indep[b] == 2)
+		lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
+	else if (m->indep && m->indep[b] == 3)
+		lbg_tree_update(m, b, c->x, c->cur, &c->s, &c->r);
+	else if (m->indep && m->indep[b] == 4)
+		lbg_clique_update(m, b, c->x, c->cur, &c->s, &c->r);
+	else if (m->indep && m->indep[b] == 5)
+		lbg_swap_update(m, b, c->x, &c->s, &c->r);
+	else if (m->ls && m->ls->full[b])
+		lbg_state_block(m, b, c->x, c->cur, &c->s, &c->r);
+	else
+		gb_update(m, b, c->x, c->cur, &c->s, &c->r);
+	if (m->ls)
+		lbg_state_after(m, b, c->x, &c->s);
 }
 
 /* One sweep, or the chain's end (c->done); -1 on failure.  Under a
@@ -157,19 +189,10 @@ chain_step(struct chain *c)
 			}
 		return 0;
 	}
+	if (m->ls && c->sweep > 0 && c->sweep % LS_REFRESH == 0)
+		lbg_state_refresh(m, c->x, c->s.L);
 	for (int b = 0; b < m->nblocks; b++)
-		if (m->indep && m->indep[b] == 1)
-			lbg_update(m, b, c->x, c->cur, &c->s, &c->r);
-		else if (m->indep && m->indep[b] == 2)
-			lbg_binom_update(m, b, c->x, c->cur, &c->s, &c->r);
-		else if (m->indep && m->indep[b] == 3)
-			lbg_tree_update(m, b, c->x, c->cur, &c->s, &c->r);
-		else if (m->indep && m->indep[b] == 4)
-			lbg_clique_update(m, b, c->x, c->cur, &c->s, &c->r);
-		else if (m->indep && m->indep[b] == 5)
-			lbg_swap_update(m, b, c->x, &c->s, &c->r);
-		else
-			gb_update(m, b, c->x, c->cur, &c->s, &c->r);
+		draw(c, b);
 	/* under a deadline, burn-in ends at half the time */
 	if (++c->sweep <= c->o->burn_in && !(c->deadline > 0 &&
 	    now_seconds() > (c->t0 + c->deadline) / 2))

@@ -39,6 +39,8 @@ struct gb_model {
 	                          formula bundles (lbg-bundle.c) */
 	int largest_indep;     /* atoms of the largest block of kind 1 to 5 */
 	int largest_piv;       /* pivots of the largest block of kind 2 */
+	struct lbg_state *ls;  /* lbg: the log-odds kept as the chain moves
+	                          (lbg-state.c); NULL: none kept */
 	struct lbg_cluster *cl;  /* the clusters, in predicate order */
 	int ncl;
 	int *cl_of_pred;       /* per predicate: its cluster, -1: none */
@@ -249,6 +251,62 @@ double lbg_logodds(const struct gb_model *m, int u, const int *F, int n,
 double lbg_bundle_p(const struct gb_model *m, int u, unsigned char *x,
     struct gb_scratch *s);
 
+/* lbg-state.c: per atom u it keeps (track[u]), L[u] = the log-odds of
+ * u from its formulas that hold no other atom of its block, moved by
+ * table reads as atoms change.  Kept: the atoms of exactly one block of
+ * kind 0, 1 or 3 whose formulas are all soft with at most LS_K atoms.
+ * Per formula: its shape's table of 2^k log weights (W + LS_W shape;
+ * -1: no kept atom), its atoms in slot order (LS_K each), their number
+ * (0xff: not tabulated) and the slots whose atom's L holds it (fext).
+ * Per block of kind 0 whose atoms are all kept (full), its formulas of
+ * two or more of them: iform[ifirst[b] .. ifirst[b + 1]). */
+#define LS_K 4
+#define LS_W 16
+#define LS_REFRESH 64          /* sweeps between recomputations of L (its
+                                  rounding drift) */
+/* A formula as a change of its atom at slot sv reads it: its shape, its
+ * atoms in slot order, their number, and the slots other than sv whose
+ * atom's L holds it (ext). */
+struct ls_edge {
+	int shape;
+	int atom[LS_K];
+	unsigned char k, sv, ext;
+};
+struct lbg_state {
+	int nshape, ntrack;
+	double *W;
+	int *fshape, *fatom;
+	unsigned char *fk, *fext;
+	unsigned char *track;
+	int *blk;              /* per atom its block; -1 none, -2 several */
+	unsigned char *full;
+	int *ifirst, *iform;
+	/* per atom v the formulas whose other kept slots v's changes move:
+	 * edge[pfirst[v] .. pfirst[v + 1]) */
+	int *pfirst;
+	struct ls_edge *edge;
+};
+/* Builds m->ls after m's blocks and their formulas (NULL when no atom is
+ * kept); -1: out of memory. */
+int lbg_state_make(struct gb_model *m);
+void lbg_state_free(struct lbg_state *st);
+/* L of every kept atom from x. */
+void lbg_state_refresh(const struct gb_model *m, const unsigned char *x,
+    double *L);
+/* v has just changed in x: the L of the other atoms of its formulas. */
+void lbg_state_flip(const struct gb_model *m, int v, const unsigned char *x,
+    double *L);
+struct gb_scratch;
+struct eng_rng;
+/* Draws full block b (kind 0) by enumeration: its atoms' L and its inner
+ * formulas' tables; each atom's conditional marginal in cur. */
+void lbg_state_block(const struct gb_model *m, int b, unsigned char *x,
+    double *cur, struct gb_scratch *s, struct eng_rng *r);
+/* After block b's draw (its old values in s->xold): L moved by each of
+ * its atoms that changed, one at a time. */
+void lbg_state_after(const struct gb_model *m, int b, unsigned char *x,
+    struct gb_scratch *s);
+
 /* Per chain scratch for the updates. */
 struct gb_scratch {
 	int *stack;
@@ -279,6 +337,10 @@ struct gb_scratch {
 	 * the last swap that listed it, and the list */
 	int *swc, *swf;
 	unsigned *fstamp, fst;
+	/* lbg-state.c: per atom its L; a block's old values and changes */
+	double *L;
+	unsigned char *xold;
+	int *xchg;
 };
 int gb_scratch_new(struct gb_scratch *s, const struct gb_model *m);
 void gb_scratch_free(struct gb_scratch *s);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sample/gibbs-int.h"
+#include "sample/tunables.h"
 
 typedef VEC(int) ivec;
 
@@ -296,7 +297,8 @@ gb_model_build(struct gb_model *m, const struct ground *g, int block_max,
 		} else if (k > m->largest)
 			m->largest = k;
 	}
-	if (make_block_forms(m) < 0)
+	if (make_block_forms(m) < 0 || (lbg == 1 && LBG_STATE &&
+	    lbg_state_make(m) < 0))
 		goto fail;
 	for (int b = 0; b < m->nblocks; b++)
 		if (m->ffirst[b + 1] - m->ffirst[b] > m->maxbform)
@@ -325,6 +327,8 @@ gb_lbg_free(struct gb_model *m)
 		lbg_tree_free(m->tree[b]);
 	free(m->tree);
 	lbg_bundles_free(m->bun);
+	lbg_state_free(m->ls);
+	m->ls = NULL;
 	free(m->indep);
 	free(m->cJ);
 	free(m->swk);
@@ -388,6 +392,17 @@ gb_scratch_new(struct gb_scratch *s, const struct gb_model *m)
 		if (!s->cid || !s->memb || !s->ccount || !s->cstart ||
 		    !s->cslot || !s->cp || !s->ckey || !s->h || !s->dp ||
 		    !s->dw || !s->dq || !s->dg || !s->pk || !s->dl) {
+			gb_scratch_free(s);
+			return -1;
+		}
+	}
+	if (m->ls) {
+		size_t k = (size_t)(m->largest > m->largest_indep ? m->largest :
+		    m->largest_indep) + 1;
+		s->L = xcalloc((size_t)m->n + 1, sizeof *s->L);
+		s->xold = xcalloc(k, 1);
+		s->xchg = xcalloc(k, sizeof *s->xchg);
+		if (!s->L || !s->xold || !s->xchg) {
 			gb_scratch_free(s);
 			return -1;
 		}
@@ -466,6 +481,9 @@ gb_scratch_free(struct gb_scratch *s)
 	free(s->swc);
 	free(s->swf);
 	free(s->fstamp);
+	free(s->L);
+	free(s->xold);
+	free(s->xchg);
 	memset(s, 0, sizeof *s);
 }
 

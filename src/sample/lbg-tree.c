@@ -202,7 +202,8 @@ lbg_tree_update(const struct gb_model *m, int b, unsigned char *x,
 	for (int i = 0; i < k; i++)
 		for (int vi = 0; vi < 2; vi++) {
 			x[a[i]] = (unsigned char)vi;
-			sub[i][vi] = forms_weight(m, F + nf[2 * i],
+			sub[i][vi] = s->L && m->ls->track[a[i]] ?
+			    (vi ? s->L[a[i]] : 0) : forms_weight(m, F + nf[2 * i],
 			    nf[2 * i + 1] - nf[2 * i], x, s->stack);
 			for (int vp = 0; i > 0 && vp < 2; vp++) {
 				x[a[t->par[i]]] = (unsigned char)vp;

@@ -639,7 +639,8 @@ lbg_draw_indep(const struct gb_model *m, const int *a, int k,
 		s->stamp = 1;
 	}
 	for (int i = 0; i < k; i++) {
-		double p = m->bun && m->bun->on[a[i]] ?
+		double p = s->L && m->ls->track[a[i]] ?
+		    1 / (1 + exp(-s->L[a[i]])) : m->bun && m->bun->on[a[i]] ?
 		    lbg_bundle_p(m, a[i], x, s) : cond_p(m, a[i], x, s->stack);
 		uint64_t key;
 		unsigned h;
@@ -743,6 +744,10 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			    "" : "s");
 		buf_printf(out, "; cost %.0f\n", k->cost);
 	}
+	if (m.ls)
+		buf_printf(out, "  log-odds kept for %d atoms (formulas as "
+		    "tables of %d shapes, moved as atoms change)\n",
+		    m.ls->ntrack, m.ls->nshape);
 	buf_printf(out, "  blocks per sweep: %d\n", m.nblocks);
 	gb_model_free(&m);
 	return out->oom ? err_oom(e) : 0;

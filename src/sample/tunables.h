@@ -40,4 +40,10 @@
 #define PILOT_MARGIN 1.0       /* nats another chain's median must win by */
 #define PILOT_STARTS_MIN 64    /* atoms drawn from which 3 chains start */
 
+/* lbg (lbg-state.c): keep log-odds by formula tables (0: evaluate the
+ * formulas at each draw) */
+#ifndef LBG_STATE
+#define LBG_STATE 1
+#endif
+
 #endif
