@@ -87,7 +87,7 @@ void gb_lbg_free(struct gb_model *m);
  * atom of its block when lbg's block has 2 to block_max atoms and is
  * drawn whole (a group, tree or clique), else u; label[u], lbg's block
  * when that block is larger or binomial (grown into pieces of at most
- * block_max along its formulas), else -1.  Atoms drawn independently
+ * block_max along its formulas), else -2.  Atoms drawn independently
  * and swap groups (Metropolis, no Gibbs block) stay single. */
 struct gb_plan {
 	int *pre, *label;
@@ -96,6 +96,22 @@ struct gb_plan {
  * freed after; -1: out of memory. */
 int lbg_ground_plan(struct gb_model *m, int block_max, int *fat,
     struct gb_plan *pl);
+
+/* Blocks of hard formulas across blocks: the hard formulas of 2 to
+ * GB_HARD_MAX atoms joined into sets while they share an atom and the
+ * set has at most GB_HARD_MAX atoms; a set one of whose formulas spans
+ * two blocks (by gb_find on parent) is a block (a chain A <=> B, B <=> C
+ * moves only when A, B and C are drawn together, though B <=> C lies in
+ * one block), and so is a spanning formula past the limit alone.  Block j's atoms:
+ * atom[first[j] .. first[j + 1]), j < n.  fat: room for the longest
+ * program; -1: out of memory. */
+struct gb_hard {
+	int n;
+	int *first, *atom;
+};
+int gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
+    struct gb_hard *out);
+void gb_hard_free(struct gb_hard *h);
 
 /* Union-find: u's root in parent[], halving the path on the way. */
 int gb_find(int *parent, int u);

@@ -97,9 +97,118 @@ grow_blocks(const struct ground *g, int n, int bmax, int *parent, int *size,
 		}
 }
 
+void
+gb_hard_free(struct gb_hard *h)
+{
+	free(h->first);
+	free(h->atom);
+	memset(h, 0, sizeof *h);
+}
+
+int
+gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
+    struct gb_hard *out)
+{
+	int *hp = xcalloc((size_t)n + 1, sizeof *hp);
+	int *hsz = xcalloc((size_t)n + 1, sizeof *hsz);
+	int *next = xcalloc((size_t)n + 1, sizeof *next);
+	unsigned char *inset = xcalloc((size_t)n + 1, 1);
+	ivec first = { 0 }, atom = { 0 }, solo = { 0 };
+	int rc = -1;
+
+	if (!hp || !hsz || !next || !inset)
+		goto done;
+	for (int u = 0; u < n; u++) {
+		hp[u] = u;
+		hsz[u] = 1;
+	}
+	for (size_t f = 0; f < g->gf.n; f++) {
+		int k, i, total = 0, span;
+		if (!g->gf.v[f].hard)
+			continue;
+		k = gb_form_atoms(g, (int)f, fat);
+		if (k < 2 || k > GB_HARD_MAX)
+			continue;
+		for (i = 1; i < k && gb_find(parent, fat[i]) ==
+		    gb_find(parent, fat[0]); i++)
+			;
+		span = i < k;
+		for (i = 0; i < k; i++) {
+			int r = gb_find(hp, fat[i]), j;
+			for (j = 0; j < i && gb_find(hp, fat[j]) != r; j++)
+				;
+			if (j == i)
+				total += hsz[r];
+		}
+		if (total > GB_HARD_MAX) {
+			if (span && VEC_PUSH(solo, (int)f) < 0)
+				goto done;
+			continue;
+		}
+		for (i = 0; i < k; i++)
+			inset[fat[i]] |= (unsigned char)(1 + span);
+		for (i = 1; i < k; i++) {
+			int a = gb_find(hp, fat[0]), b = gb_find(hp, fat[i]);
+			if (a != b) {
+				hp[b] = a;
+				hsz[a] += hsz[b];
+			}
+		}
+	}
+	/* a set is a block when one of its formulas spans two (bit 2 on
+	 * one of its atoms: gathered on the root) */
+	for (int u = 0; u < n; u++)
+		if (inset[u] & 2)
+			inset[gb_find(hp, u)] |= 2;
+	/* the sets, each its root then its other atoms in atom order, then
+	 * the formulas past the limit */
+	for (int u = 0; u < n; u++)
+		next[u] = -1;
+	for (int u = n - 1; u >= 0; u--) {
+		int r = gb_find(hp, u);
+		if (inset[u] && r != u) {
+			next[u] = next[r];
+			next[r] = u;
+		}
+	}
+	for (int r = 0; r < n; r++) {
+		if (!(inset[r] & 2) || gb_find(hp, r) != r)
+			continue;
+		if (VEC_PUSH(first, (int)atom.n) < 0)
+			goto done;
+		for (int u = r; u >= 0; u = next[u])
+			if (VEC_PUSH(atom, u) < 0)
+				goto done;
+	}
+	for (size_t j = 0; j < solo.n; j++) {
+		int k = gb_form_atoms(g, solo.v[j], fat);
+		if (VEC_PUSH(first, (int)atom.n) < 0)
+			goto done;
+		for (int i = 0; i < k; i++)
+			if (VEC_PUSH(atom, fat[i]) < 0)
+				goto done;
+	}
+	if (VEC_PUSH(first, (int)atom.n) < 0 || VEC_PUSH(atom, 0) < 0)
+		goto done;
+	out->n = (int)first.n - 1;
+	out->first = first.v;
+	out->atom = atom.v;
+	first.v = atom.v = NULL;
+	rc = 0;
+done:
+	free(hp);
+	free(hsz);
+	free(next);
+	free(inset);
+	free(first.v);
+	free(atom.v);
+	free(solo.v);
+	return rc;
+}
+
 /* Appends the blocks of the sweep to bfirst/batom: the grown blocks (or
- * one per atom outside the hard blocks when bmax is 1), then a block per
- * hard formula of 2 to GB_HARD_MAX atoms not inside one of them. */
+ * one per atom outside the hard blocks when bmax is 1), then the sets of
+ * hard formulas across them (gb_hard_sets). */
 static int
 make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
     ivec *batom, int *fat, const struct gb_plan *pl)
@@ -153,23 +262,17 @@ make_blocks(const struct ground *g, int n, int bmax, ivec *bfirst,
 			    VEC_PUSH(*batom, u) < 0))
 				goto done;
 	}
-	for (size_t f = 0; f < g->gf.n; f++) {
-		int k, i;
-		if (!g->gf.v[f].hard)
-			continue;
-		k = gb_form_atoms(g, (int)f, fat);
-		if (k < 2 || k > GB_HARD_MAX)
-			continue;
-		for (i = 1; i < k && gb_find(parent, fat[i]) ==
-		    gb_find(parent, fat[0]); i++)
-			;
-		if (i == k && bmax > 1)
-			continue;
-		if (VEC_PUSH(*bfirst, (int)batom->n) < 0)
+	{
+		struct gb_hard hs = { 0 };
+		int ok = gb_hard_sets(g, n, parent, fat, &hs) == 0;
+		for (int j = 0; ok && j < hs.n; j++) {
+			ok = VEC_PUSH(*bfirst, (int)batom->n) == 0;
+			for (int i = hs.first[j]; ok && i < hs.first[j + 1]; i++)
+				ok = VEC_PUSH(*batom, hs.atom[i]) == 0;
+		}
+		gb_hard_free(&hs);
+		if (!ok)
 			goto done;
-		for (i = 0; i < k; i++)
-			if (VEC_PUSH(*batom, fat[i]) < 0)
-				goto done;
 	}
 	rc = VEC_PUSH(*bfirst, (int)batom->n) < 0 ? -1 : 0;
 done:

@@ -362,24 +362,18 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 	}
 	if (push_swaps(w, bf, ba, ind, bin, tree, sw) < 0)
 		return -1;
-	for (size_t f = 0; f < g->gf.n; f++) {
-		int k, i;
-		if (!g->gf.v[f].hard)
-			continue;
-		k = gb_form_atoms(g, (int)f, w->fat);
-		if (k < 2 || k > GB_HARD_MAX)
-			continue;
-		for (i = 1; i < k && gb_find(w->parent, w->fat[i]) ==
-		    gb_find(w->parent, w->fat[0]); i++)
-			;
-		if (i == k)
-			continue;
-		if (VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ind, 0) < 0 ||
-		    VEC_PUSH(*bin, NULL) < 0 || VEC_PUSH(*tree, NULL) < 0)
+	{
+		struct gb_hard hs = { 0 };
+		int ok = gb_hard_sets(g, m->n, w->parent, w->fat, &hs) == 0;
+		for (int j = 0; ok && j < hs.n; j++) {
+			ok = VEC_PUSH(*bf, (int)ba->n) == 0 && VEC_PUSH(*ind, 0) == 0 &&
+			    VEC_PUSH(*bin, NULL) == 0 && VEC_PUSH(*tree, NULL) == 0;
+			for (int i = hs.first[j]; ok && i < hs.first[j + 1]; i++)
+				ok = VEC_PUSH(*ba, hs.atom[i]) == 0;
+		}
+		gb_hard_free(&hs);
+		if (!ok)
 			return -1;
-		for (i = 0; i < k; i++)
-			if (VEC_PUSH(*ba, w->fat[i]) < 0)
-				return -1;
 	}
 	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
 }
@@ -540,22 +534,25 @@ lbg_ground_plan(struct gb_model *m, int block_max, int *fat,
 		pl->pre[u] = u;
 		pl->label[u] = -1;
 	}
+	/* label -2: placed, whole or alone; -1: not yet */
 	for (int b = 0; b < m->nblocks; b++) {
 		const int *a = m->batom + m->bfirst[b];
 		int k = m->bfirst[b + 1] - m->bfirst[b], t = m->indep[b], i;
-		if (t == 1 || t == 5)
+		if (t == 5)
 			continue;
-		/* past an earlier block's atoms: a hard formula's block across
-		 * groups, which make_blocks adds again where it spans two */
-		for (i = 0; i < k && pl->pre[a[i]] == a[i] &&
-		    pl->label[a[i]] < 0; i++)
+		/* past an earlier block's atoms: a set of hard formulas across
+		 * groups, which make_blocks makes again where it spans two */
+		for (i = 0; i < k && pl->label[a[i]] == -1; i++)
 			;
 		if (i < k)
 			continue;
 		for (i = 0; i < k; i++)
-			if (t != 2 && k <= block_max)
+			if (t == 1)
+				pl->label[a[i]] = -2;
+			else if (t != 2 && k <= block_max) {
 				pl->pre[a[i]] = a[0];
-			else
+				pl->label[a[i]] = -2;
+			} else
 				pl->label[a[i]] = b;
 	}
 	gb_lbg_free(m);
