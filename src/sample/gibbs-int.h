@@ -294,7 +294,7 @@ struct lbg_state {
 	int *fshape, *fatom;
 	unsigned char *fk, *fext;
 	unsigned char *track;
-	int *blk;              /* per atom its block; -1 none, -2 several */
+	int *blk;              /* per atom its first block; -1 none */
 	unsigned char *full;
 	int *ifirst, *iform;
 	/* per atom v the formulas whose other kept slots v's changes move:

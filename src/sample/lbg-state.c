@@ -240,20 +240,28 @@ lbg_state_free(struct lbg_state *st)
 
 /* Which atoms are kept: those of exactly one block of kind 0, 1 or 3
  * (drawn from their conditional: a group, independent atoms, a tree)
- * whose formulas are all soft and of at most LS_K atoms.  Sets blk,
- * fk, fatom and track. */
+ * whose formulas are all soft and of at most LS_K atoms.  Sets blk (an
+ * atom's first block: its group, before the blocks of hard sets and swap
+ * groups, so that two atoms share a kept atom's block exactly when
+ * their blk are equal), fk, fatom and track. */
 static int
 pick(const struct gb_model *m, struct lbg_state *st)
 {
 	const struct ground *g = m->g;
 	size_t nf = g->gf.n;
+	unsigned char *many = xcalloc((size_t)m->n + 1, 1);
 
+	if (!many)
+		return -1;
 	for (int u = 0; u < m->n; u++)
 		st->blk[u] = -1;
 	for (int b = 0; b < m->nblocks; b++)
 		for (int i = m->bfirst[b]; i < m->bfirst[b + 1]; i++) {
 			int u = m->batom[i];
-			st->blk[u] = st->blk[u] == -1 ? b : -2;
+			if (st->blk[u] == -1)
+				st->blk[u] = b;
+			else
+				many[u] = 1;
 		}
 	for (size_t f = 0; f < nf; f++) {
 		int k = slots(g, (int)f, st->fatom + f * LS_K);
@@ -261,13 +269,14 @@ pick(const struct gb_model *m, struct lbg_state *st)
 		    k);
 	}
 	for (int u = 0; u < m->n; u++) {
-		int b = st->blk[u], ok = b >= 0 && (m->indep[b] == 0 ||
-		    m->indep[b] == 1 || m->indep[b] == 3);
+		int b = st->blk[u], ok = b >= 0 && !many[u] &&
+		    (m->indep[b] == 0 || m->indep[b] == 1 || m->indep[b] == 3);
 		for (int q = m->afirst[u]; ok && q < m->afirst[u + 1]; q++)
 			ok = st->fk[m->aform[q]] != 0xff;
 		st->track[u] = (unsigned char)ok;
 		st->ntrack += ok;
 	}
+	free(many);
 	return 0;
 }
 

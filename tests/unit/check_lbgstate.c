@@ -190,11 +190,26 @@ START_TEST(test_hard)
 }
 END_TEST
 
+/* a group with an atom also in a block of hard formulas (lbg-random's
+ * seed 8): P2(y, z) is in P0's groups and in the hard sets with P1(y),
+ * so a formula of P0 and P2 is inside P0's block */
+START_TEST(test_hard_in_group)
+{
+	check_model("obj = {C0, C1}\n"
+	    "P0(obj, obj)\nP1(obj)\nP2(obj, obj)\nP3(obj)\n"
+	    "1.66 !P3(y) v P2(y, y) v P2(y, y)\n"
+	    "1.40 !P1(z)\n"
+	    "!P2(y, z) v !P1(y).\n"
+	    "0.69 P3(x)\n"
+	    "-0.28 !P0(x, y) v !P2(z, y)\n", 1);
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = { test_webkb_shape, test_smokers,
-		test_hard };
+		test_hard, test_hard_in_group };
 
 	return tu_main("lbgstate", 0, tests, sizeof tests / sizeof *tests);
 }
