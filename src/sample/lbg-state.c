@@ -473,7 +473,7 @@ lbg_state_flip(const struct gb_model *m, int v, const unsigned char *x,
 	for (; ed < end; ed++) {
 		const double *w = st->W + (size_t)ed->shape * LS_W;
 		unsigned pn = 0, po, e = ed->ext;
-		for (int i = 0; i < ed->k; i++)
+		for (int i = 0; i < ed->k && i < LS_K; i++)
 			pn |= (unsigned)x[ed->atom[i]] << i;
 		po = pn ^ (1u << ed->sv);
 		for (int i = 0; e; i++, e >>= 1)
