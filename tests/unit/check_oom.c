@@ -37,6 +37,14 @@ static const char *PARTS_MODEL =
     "0.7 Same(x, y) ^ Smokes(x) => Smokes(y)\n";
 static const char *PARTS_EVIDENCE = "Same(A,A)\nSame(B,B)\nSame(C,C)\n"
     "Friends(A,B)\nFriends(B,A)\n";
+/* the WebKB MLN's shape: lbg keeps every atom's log-odds (lbg-state.c:
+ * explain says 16 atoms, 8 formula shapes) */
+static const char *LBG_MODEL =
+    "page = {P0, P1, P2}\nA(page)\nB(page)\nW(page)\n"
+    "Linked(page, page)\n0.8 A(p1) ^ Linked(p1, p2) => B(p2)\n"
+    "0.5 A(p1) ^ B(p2) => Linked(p1, p2)\n"
+    "1.5 Linked(p1, p2) => Linked(p2, p1)\n1.2 W(p) => A(p)\n";
+static const char *LBG_EVIDENCE = "W(P0)\n!Linked(P1, P2)\n";
 static const char *model, *evidence;  /* of the sweep: MODEL by default */
 static int with_cubes;  /* the sweep's database has stored cubes */
 
@@ -296,11 +304,32 @@ START_TEST(test_oom_lis_tries)
 }
 END_TEST
 
+/* lbg's sampler (no exact budget): its clusters, blocks, kept log-odds
+ * (lbg-state.c) and chains, 2 chains on 2 threads. */
+START_TEST(test_oom_lbg)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	model = LBG_MODEL;
+	evidence = LBG_EVIDENCE;
+	o.method = "lbg";
+	o.queries = "A,B,W,Linked";
+	o.seed = 3;
+	o.samples = 20;
+	o.chains = 2;
+	o.threads = 2;
+	o.exact_budget = -1;
+	ck_assert_int_gt(sweep(&o), 100);
+	model = evidence = NULL;
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = { test_oom_exact, test_oom_exact_cubes,
-	    test_oom_multibin, test_oom_parts, test_oom_lis, test_oom_lis_tries };
+	    test_oom_multibin, test_oom_parts, test_oom_lis, test_oom_lis_tries,
+	    test_oom_lbg };
 	Suite *s;
 	TCase *tc;
 
