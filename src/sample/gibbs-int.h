@@ -98,11 +98,13 @@ int lbg_ground_plan(struct gb_model *m, int block_max, int *fat,
     struct gb_plan *pl);
 
 /* Blocks of hard formulas across blocks: the hard formulas of 2 to
- * GB_HARD_MAX atoms joined into sets while they share an atom and the
- * set has at most GB_HARD_MAX atoms; a set one of whose formulas spans
- * two blocks (by gb_find on parent) is a block (a chain A <=> B, B <=> C
- * moves only when A, B and C are drawn together, though B <=> C lies in
- * one block), and so is a spanning formula past the limit alone.  Block j's atoms:
+ * GB_HARD_MAX atoms, the tightest first (the smallest share of their
+ * atoms' values satisfying them), joined into sets while they share an
+ * atom and the set has at most GB_HARD_SET atoms; a set one of whose
+ * formulas spans two blocks (by gb_find on parent) is a block (a chain
+ * A <=> B, B <=> C moves only when A, B and C are drawn together, though
+ * B <=> C lies in one block), and so is a spanning formula past the
+ * limit alone.  Block j's atoms:
  * atom[first[j] .. first[j + 1]), j < n.  fat: room for the longest
  * program; -1: out of memory. */
 struct gb_hard {
@@ -280,6 +282,8 @@ double lbg_bundle_p(const struct gb_model *m, int u, unsigned char *x,
 #define LS_W 16
 #define LS_REFRESH 64          /* sweeps between recomputations of L (its
                                   rounding drift) */
+#define LS_WEIGHT_MAX 1e6      /* heavier formulas are not kept: adding and
+                                  taking away 1e16 loses a weight of 6 */
 /* A formula as a change of its atom at slot sv reads it: its shape, its
  * atoms in slot order, their number, and the slots other than sv whose
  * atom's L holds it (ext). */

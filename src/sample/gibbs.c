@@ -105,6 +105,43 @@ gb_hard_free(struct gb_hard *h)
 	memset(h, 0, sizeof *h);
 }
 
+/* A hard formula's place in gb_hard_sets's order: the share of its
+ * atoms' values that satisfy it (the tighter first), then its number. */
+struct hard_cand {
+	double share;
+	int f, span;
+};
+
+static int
+cmp_cand(const void *a, const void *b)
+{
+	const struct hard_cand *x = a, *y = b;
+
+	if (x->share != y->share)
+		return x->share < y->share ? -1 : 1;
+	return (x->f > y->f) - (x->f < y->f);
+}
+
+/* The share of the 2^k values of f's atoms a[] that satisfy it (k at
+ * most 8; past that, 1 - 2^-k); xs all 0, left so. */
+static double
+sat_share(const struct ground *g, int f, const int *a, int k,
+    unsigned char *xs, int *stack)
+{
+	int sat = 0;
+
+	if (k > 8)
+		return 1 - ldexp(1, -k);
+	for (unsigned p = 0; p < (1u << k); p++) {
+		for (int i = 0; i < k; i++)
+			xs[a[i]] = (unsigned char)((p >> i) & 1);
+		sat += ground_eval(g, (size_t)f, xs, stack);
+	}
+	for (int i = 0; i < k; i++)
+		xs[a[i]] = 0;
+	return ldexp(sat, -k);
+}
+
 int
 gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
     struct gb_hard *out)
@@ -113,17 +150,25 @@ gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
 	int *hsz = xcalloc((size_t)n + 1, sizeof *hsz);
 	int *next = xcalloc((size_t)n + 1, sizeof *next);
 	unsigned char *inset = xcalloc((size_t)n + 1, 1);
+	unsigned char *xs = xcalloc((size_t)n + 1, 1);
+	int maxlen = 1, *stack = NULL;
 	ivec first = { 0 }, atom = { 0 }, solo = { 0 };
+	VEC(struct hard_cand) cand = { 0 };
 	int rc = -1;
 
-	if (!hp || !hsz || !next || !inset)
+	for (size_t f = 0; f < g->gf.n; f++)
+		if (g->gf.v[f].len > maxlen)
+			maxlen = g->gf.v[f].len;
+	if (!hp || !hsz || !next || !inset || !xs ||
+	    !(stack = xcalloc((size_t)maxlen + 1, sizeof *stack)))
 		goto done;
 	for (int u = 0; u < n; u++) {
 		hp[u] = u;
 		hsz[u] = 1;
 	}
 	for (size_t f = 0; f < g->gf.n; f++) {
-		int k, i, total = 0, span;
+		struct hard_cand c;
+		int k, i;
 		if (!g->gf.v[f].hard)
 			continue;
 		k = gb_form_atoms(g, (int)f, fat);
@@ -132,7 +177,19 @@ gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
 		for (i = 1; i < k && gb_find(parent, fat[i]) ==
 		    gb_find(parent, fat[0]); i++)
 			;
-		span = i < k;
+		c.span = i < k;
+		c.f = (int)f;
+		c.share = sat_share(g, (int)f, fat, k, xs, stack);
+		if (VEC_PUSH(cand, c) < 0)
+			goto done;
+	}
+	/* the tightest first: an equivalence (half its values) joins its
+	 * set before a clause of two atoms (three quarters) can fill it */
+	if (cand.n > 1)
+		qsort(cand.v, cand.n, sizeof *cand.v, cmp_cand);
+	for (size_t c = 0; c < cand.n; c++) {
+		int f = cand.v[c].f, span = cand.v[c].span, total = 0, i;
+		int k = gb_form_atoms(g, f, fat);
 		for (i = 0; i < k; i++) {
 			int r = gb_find(hp, fat[i]), j;
 			for (j = 0; j < i && gb_find(hp, fat[j]) != r; j++)
@@ -140,8 +197,8 @@ gb_hard_sets(const struct ground *g, int n, int *parent, int *fat,
 			if (j == i)
 				total += hsz[r];
 		}
-		if (total > GB_HARD_MAX) {
-			if (span && VEC_PUSH(solo, (int)f) < 0)
+		if (total > GB_HARD_SET) {
+			if (span && VEC_PUSH(solo, f) < 0)
 				goto done;
 			continue;
 		}
@@ -200,6 +257,9 @@ done:
 	free(hsz);
 	free(next);
 	free(inset);
+	free(xs);
+	free(stack);
+	free(cand.v);
 	free(first.v);
 	free(atom.v);
 	free(solo.v);

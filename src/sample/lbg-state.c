@@ -240,10 +240,11 @@ lbg_state_free(struct lbg_state *st)
 
 /* Which atoms are kept: those of exactly one block of kind 0, 1 or 3
  * (drawn from their conditional: a group, independent atoms, a tree)
- * whose formulas are all soft and of at most LS_K atoms.  Sets blk (an
- * atom's first block: its group, before the blocks of hard sets and swap
- * groups, so that two atoms share a kept atom's block exactly when
- * their blk are equal), fk, fatom and track. */
+ * whose formulas are all soft, of at most LS_K atoms and of weight at
+ * most LS_WEIGHT_MAX in size.  Sets blk (an atom's first block: its
+ * group, before the blocks of hard sets and swap groups, so that two
+ * atoms share a kept atom's block exactly when their blk are equal),
+ * fk, fatom and track. */
 static int
 pick(const struct gb_model *m, struct lbg_state *st)
 {
@@ -265,8 +266,8 @@ pick(const struct gb_model *m, struct lbg_state *st)
 		}
 	for (size_t f = 0; f < nf; f++) {
 		int k = slots(g, (int)f, st->fatom + f * LS_K);
-		st->fk[f] = (unsigned char)(k > LS_K || g->gf.v[f].hard ? 0xff :
-		    k);
+		st->fk[f] = (unsigned char)(k > LS_K || g->gf.v[f].hard ||
+		    fabs(g->gf.v[f].weight) > LS_WEIGHT_MAX ? 0xff : k);
 	}
 	for (int u = 0; u < m->n; u++) {
 		int b = st->blk[u], ok = b >= 0 && !many[u] &&
