@@ -527,7 +527,7 @@ cat <<X
 
 ## Gibbs samplers (issue 24)
 
-Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps (lis: samples), less grounding or theory and the blocks' build (lbg's clustering apart: clusters s); stop: past LIMIT; M1, M2 at 200 objects only. $(cmdline gibbs)
+Venugopal and Gogate's models, 10% of ground atoms observed; seconds per 100 sweeps from the run trace (chain 0, first to last sweep: no grounding, blocks' build or output; blocked-gibbs draws lbg's blocks), lis per 100 samples less grounding or theory; lbg's clustering apart (clusters s); stop: past LIMIT; M1, M2 at 200 objects only. $(cmdline gibbs)
 
 X
 tables gibbs | grep -v '^| M[12] | 50 |'
