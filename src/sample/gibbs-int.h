@@ -368,6 +368,15 @@ void gb_scratch_free(struct gb_scratch *s);
 /* Formula f's truth in world x (one byte per unknown atom). */
 int gb_eval(const struct gb_model *m, int f, const unsigned char *x,
     int *stack);
+/* Formula f's truth t[p] at each of the 2^k values p of its atoms a[]
+ * (bit i atom a[i]); xs all 0, left so. */
+void gb_truths(const struct ground *g, int f, const int *a, int k,
+    unsigned char *xs, int *stack, unsigned char *t);
+/* Draws the k atoms a[] from log weights lw[0 .. 2^k) of their values
+ * (-inf: not allowed; the largest finite), into x, and each atom's
+ * marginal into cur; lw is overwritten. */
+void gb_draw_lw(const int *a, int k, double *lw, unsigned char *x,
+    double *cur, struct eng_rng *r);
 /* Draws block b from its conditional given the rest of x, and writes
  * each of its atoms' conditional probability of being true to cur. */
 void gb_update(const struct gb_model *m, int b, unsigned char *x,

@@ -122,23 +122,33 @@ cmp_cand(const void *a, const void *b)
 	return (x->f > y->f) - (x->f < y->f);
 }
 
+void
+gb_truths(const struct ground *g, int f, const int *a, int k,
+    unsigned char *xs, int *stack, unsigned char *t)
+{
+	for (unsigned p = 0; p < (1u << k); p++) {
+		for (int i = 0; i < k; i++)
+			xs[a[i]] = (unsigned char)((p >> i) & 1);
+		t[p] = (unsigned char)ground_eval(g, (size_t)f, xs, stack);
+	}
+	for (int i = 0; i < k; i++)
+		xs[a[i]] = 0;
+}
+
 /* The share of the 2^k values of f's atoms a[] that satisfy it (k at
  * most 8; past that, 1 - 2^-k); xs all 0, left so. */
 static double
 sat_share(const struct ground *g, int f, const int *a, int k,
     unsigned char *xs, int *stack)
 {
+	unsigned char t[256];
 	int sat = 0;
 
 	if (k > 8)
 		return 1 - ldexp(1, -k);
-	for (unsigned p = 0; p < (1u << k); p++) {
-		for (int i = 0; i < k; i++)
-			xs[a[i]] = (unsigned char)((p >> i) & 1);
-		sat += ground_eval(g, (size_t)f, xs, stack);
-	}
-	for (int i = 0; i < k; i++)
-		xs[a[i]] = 0;
+	gb_truths(g, f, a, k, xs, stack, t);
+	for (unsigned p = 0; p < (1u << k); p++)
+		sat += t[p];
 	return ldexp(sat, -k);
 }
 
@@ -700,25 +710,31 @@ void
 gb_update(const struct gb_model *m, int b, unsigned char *x, double *cur,
     struct gb_scratch *s, struct eng_rng *r)
 {
-	const int *a = m->batom + m->bfirst[b];
-	int k = m->bfirst[b + 1] - m->bfirst[b];
+	block_weights(m, b, x, s);
+	gb_draw_lw(m->batom + m->bfirst[b], m->bfirst[b + 1] - m->bfirst[b],
+	    s->lw, x, cur, r);
+}
+
+void
+gb_draw_lw(const int *a, int k, double *lw, unsigned char *x, double *cur,
+    struct eng_rng *r)
+{
 	uint32_t nv = (uint32_t)1 << k, pick = 0;
 	double max = -INFINITY, total = 0, u;
 
-	block_weights(m, b, x, s);
 	for (uint32_t v = 0; v < nv; v++)
-		if (s->lw[v] > max)
-			max = s->lw[v];
+		if (lw[v] > max)
+			max = lw[v];
 	/* the current value is allowed, so max is finite */
 	for (uint32_t v = 0; v < nv; v++) {
-		s->lw[v] = s->lw[v] == -INFINITY ? 0 : exp(s->lw[v] - max);
-		total += s->lw[v];
+		lw[v] = lw[v] == -INFINITY ? 0 : exp(lw[v] - max);
+		total += lw[v];
 	}
 	u = eng_rng_unit(r) * total;
 	for (int i = 0; i < k; i++)
 		cur[a[i]] = 0;
 	for (uint32_t v = 0; v < nv; v++) {
-		double w = s->lw[v];
+		double w = lw[v];
 		if (w == 0)
 			continue;
 		if (u >= 0) {

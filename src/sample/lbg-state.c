@@ -41,43 +41,6 @@ slots(const struct ground *g, int f, int *a)
 	return k;
 }
 
-/* Formula f's truth with its slot atoms a[0..k) at the bits of pat. */
-static int
-eval_pattern(const struct ground *g, int f, const int *a, int k, unsigned pat,
-    int *stack)
-{
-	const struct ground_formula *gf = &g->gf.v[f];
-	const int *code = g->code.v + gf->start;
-	int sp = 0;
-
-	for (int i = 0; i < gf->len; i++)
-		switch (code[i]) {
-		case OP_ATOM: {
-			int u = code[++i], j;
-			for (j = 0; j < k && a[j] != u; j++)
-				;
-			stack[sp++] = (pat >> j) & 1;
-			break;
-		}
-		case OP_NOT:
-			stack[sp - 1] = !stack[sp - 1];
-			break;
-		case OP_AND:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] && stack[sp];
-			break;
-		case OP_OR:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] || stack[sp];
-			break;
-		case OP_IFF:
-			sp--;
-			stack[sp - 1] = stack[sp - 1] == stack[sp];
-			break;
-		}
-	return sp > 0 ? stack[0] : 1;
-}
-
 /* Whether formulas f and h (slot atoms a, b) are the same program up to
  * their atoms' names, with the same weight. */
 static int
@@ -131,16 +94,18 @@ hash_shape(const struct ground *g, int f, const int *a, int k)
 	return h;
 }
 
-/* f's table: 2^k log weights, LS_W doubles (the rest 0). */
+/* f's table: 2^k log weights, LS_W doubles (the rest 0); xs all 0. */
 static void
-table(const struct ground *g, int f, const int *a, int k, int *stack,
-    double *w)
+table(const struct ground *g, int f, const int *a, int k, unsigned char *xs,
+    int *stack, double *w)
 {
+	unsigned char t[LS_W];
 	double wt = g->gf.v[f].weight;
 
 	memset(w, 0, LS_W * sizeof *w);
+	gb_truths(g, f, a, k, xs, stack, t);
 	for (unsigned p = 0; p < (1u << k); p++)
-		w[p] = eval_pattern(g, f, a, k, p, stack) ? wt : 0;
+		w[p] = t[p] ? wt : 0;
 }
 
 /* Shapes by program (open addressing on hash_shape): per shape its
@@ -196,7 +161,7 @@ shapes_grow(struct shapes *s)
  * new; -1: out of memory. */
 static int
 shape_of(struct shapes *s, const struct ground *g, int f, const int *a,
-    int k, const int *fatom, int *stack)
+    int k, const int *fatom, unsigned char *xs, int *stack)
 {
 	uint64_t hv = hash_shape(g, f, a, k);
 	size_t h;
@@ -211,7 +176,7 @@ shape_of(struct shapes *s, const struct ground *g, int f, const int *a,
 			return i;
 		h = (h + 1) % (size_t)s->nslot;
 	}
-	table(g, f, a, k, stack, s->w + (size_t)s->n * LS_W);
+	table(g, f, a, k, xs, stack, s->w + (size_t)s->n * LS_W);
 	s->rep[s->n] = f;
 	s->hash[s->n] = hv;
 	s->slot[h] = s->n + 1;
@@ -291,9 +256,10 @@ shape_all(const struct gb_model *m, struct lbg_state *st)
 	size_t nf = g->gf.n;
 	struct shapes sh = { 0 };
 	int *stack = xcalloc((size_t)m->maxlen + 1, sizeof *stack), rc = -1;
+	unsigned char *xs = xcalloc((size_t)m->n + 1, 1);
 	size_t ni = 0;
 
-	if (!stack)
+	if (!stack || !xs)
 		goto done;
 	for (size_t f = 0; f < nf; f++) {
 		const int *a = st->fatom + f * LS_K;
@@ -316,7 +282,7 @@ shape_all(const struct gb_model *m, struct lbg_state *st)
 		if (!any)
 			continue;
 		if ((st->fshape[f] = shape_of(&sh, g, (int)f, a, k, st->fatom,
-		    stack)) < 0)
+		    xs, stack)) < 0)
 			goto done;
 	}
 	/* blocks of kind 0 drawn from L: their inner formulas */
@@ -345,6 +311,7 @@ done:
 	free(sh.hash);
 	free(sh.slot);
 	free(stack);
+	free(xs);
 	return rc;
 }
 
@@ -492,10 +459,8 @@ lbg_state_block(const struct gb_model *m, int b, unsigned char *x,
 	const int *F = st->iform + st->ifirst[b];
 	int k = m->bfirst[b + 1] - m->bfirst[b];
 	int nf = st->ifirst[b + 1] - st->ifirst[b];
-	uint32_t nv = (uint32_t)1 << k, pick = 0;
-	double max = -INFINITY, total = 0, u;
 
-	for (uint32_t v = 0; v < nv; v++) {
+	for (uint32_t v = 0; v < (uint32_t)1 << k; v++) {
 		double lw = 0;
 		for (int i = 0; i < k; i++) {
 			x[a[i]] = (unsigned char)((v >> i) & 1);
@@ -506,30 +471,8 @@ lbg_state_block(const struct gb_model *m, int b, unsigned char *x,
 			lw += st->W[(size_t)st->fshape[F[j]] * LS_W +
 			    pattern(st, F[j], x)];
 		s->lw[v] = lw;
-		if (lw > max)
-			max = lw;
 	}
-	for (uint32_t v = 0; v < nv; v++) {
-		s->lw[v] = exp(s->lw[v] - max);
-		total += s->lw[v];
-	}
-	u = eng_rng_unit(r) * total;
-	for (int i = 0; i < k; i++)
-		cur[a[i]] = 0;
-	for (uint32_t v = 0; v < nv; v++) {
-		double w = s->lw[v];
-		if (u >= 0) {
-			pick = v;
-			u -= w;
-		}
-		for (int i = 0; i < k; i++)
-			if ((v >> i) & 1)
-				cur[a[i]] += w;
-	}
-	for (int i = 0; i < k; i++) {
-		x[a[i]] = (unsigned char)((pick >> i) & 1);
-		cur[a[i]] /= total;
-	}
+	gb_draw_lw(a, k, s->lw, x, cur, r);
 }
 
 void
