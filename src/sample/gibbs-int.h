@@ -52,8 +52,10 @@ struct gb_model {
 struct lbg_cluster {
 	int lifted;            /* 1: every group has at most LBG_GROUP_MAX
 	                          atoms: one draw per group; 2: the binomial
-	                          rule on pivot (lbg_binom); 0: single-site */
-	int pivot;             /* lifted 2: the pivot predicate */
+	                          rule on pivot (lbg_binom); 3: as 1, but
+	                          each larger group a binomial block on
+	                          pivot (lbg_binom_group); 0: single-site */
+	int pivot;             /* lifted 2 and 3: the pivot predicate */
 	double J;              /* lifted 2: the weight of a pair of pivots */
 	int64_t atoms, groups;
 	int64_t trees;         /* groups drawn by sum-product (lbg-tree.c) */
@@ -200,6 +202,9 @@ struct lbg_binom {
 	double *hstat;         /* per pivot: log-odds from the static factors */
 	int *dfirst, *dfac;    /* per pivot: its factors of one pivot: a
 	                          satellite u >= 0, or formula f as -f-1 */
+	int nfull, *full;      /* satellites that meet every pivot alike: */
+	double *fd;            /* per one, per value v of it, what a true
+	                          pivot adds to its log weight (fd[2j + v]) */
 };
 
 /* lbg-binom.c: whether the atoms of clusters a and b (the predicates'
@@ -211,6 +216,22 @@ int lbg_binom_check(const struct gb_model *m, const int *pred,
     const int *cl, int a, int b, int piv, double *J, double *cost,
     struct lbg_binom **out);
 void lbg_binom_free(struct lbg_binom *bb);
+/* Per-atom scratch of lbg_binom_group: role and x zero, pidx -1, and so
+ * left; fat a formula's atoms. */
+struct lbg_gscratch {
+	unsigned char *role, *x;
+	int *pidx, *fat;
+};
+/* Whether the k atoms a[] of one group (ascending) with pivot predicate
+ * piv make a binomial block by counts: every formula of theirs soft,
+ * with at most one pivot and one satellite; each satellite meets no
+ * pivot, one, or every pivot alike through formulas of it and that pivot
+ * alone (summed out, it weighs the pivots by their count).  1 if so,
+ * with its cost, a[] reordered pivots first, and the block in *out when
+ * out is not NULL; 0 if not; -1: out of memory. */
+int lbg_binom_group(const struct gb_model *m, const int *pred, int *a,
+    int k, int piv, struct lbg_gscratch *gs, double *cost,
+    struct lbg_binom **out);
 /* Draws binomial block b: the count of true pivots per class of equal
  * h, then which uniformly, then the satellites (as lbg_update). */
 void lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,

@@ -51,6 +51,8 @@ lbg_binom_free(struct lbg_binom *bb)
 	free(bb->hstat);
 	free(bb->dfirst);
 	free(bb->dfac);
+	free(bb->full);
+	free(bb->fd);
 	free(bb);
 }
 
@@ -319,6 +321,237 @@ done:
 	return rc;
 }
 
+/* A pivot's formula of no satellite (pivot index i, formula f). */
+struct pform {
+	int i, f;
+};
+
+/* What lbg_binom_group finds per satellite j (a[npiv + j]): the one
+ * pivot it meets (index), or -1; and per pivot, while satellite j is
+ * read, the log weight a true pivot adds at each value of it. */
+struct gwork {
+	int *sone, *stamp;
+	double *dv;
+	int *full;
+	double *fd;
+	VEC(struct pform) pf;
+};
+
+static void
+gwork_free(struct gwork *w)
+{
+	free(w->sone);
+	free(w->stamp);
+	free(w->dv);
+	free(w->full);
+	free(w->fd);
+	free(w->pf.v);
+}
+
+/* Satellite s's formulas against the pivots (a group's roles in gs):
+ * into w->dv per pivot met what a true one adds at each value of s;
+ * returns the pivots met, *p0 the first, *pout whether a formula of s
+ * and a pivot holds another atom. */
+static int
+sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
+    int *stack, struct gwork *w, int *p0, int *pout)
+{
+	const struct ground *g = m->g;
+	int met = 0;
+
+	*p0 = -1;
+	*pout = 0;
+	for (int j = m->afirst[s]; j < m->afirst[s + 1]; j++) {
+		int f = m->aform[j], n = gb_form_atoms(g, f, gs->fat), pv = -1;
+		int other = 0, pi;
+		for (int q = 0; q < n; q++)
+			if (gs->role[gs->fat[q]] == 1)
+				pv = gs->fat[q];
+			else if (gs->fat[q] != s)
+				other = 1;
+		if (pv < 0)
+			continue;
+		pi = gs->pidx[pv];
+		if (w->stamp[pi] != si) {
+			w->stamp[pi] = si;
+			w->dv[2 * pi] = w->dv[2 * pi + 1] = 0;
+			if (met++ == 0)
+				*p0 = pi;
+		}
+		if (other) {
+			*pout = 1;
+			continue;
+		}
+		for (int v = 0; v < 2; v++) {
+			double wt = g->gf.v[f].weight;
+			gs->x[s] = (unsigned char)v;
+			gs->x[pv] = 1;
+			w->dv[2 * pi + v] += gb_eval(m, f, gs->x, stack) ? wt : 0;
+			gs->x[pv] = 0;
+			w->dv[2 * pi + v] -= gb_eval(m, f, gs->x, stack) ? wt : 0;
+		}
+		gs->x[s] = 0;
+	}
+	return met;
+}
+
+/* The block of lbg_binom_group, from what it found. */
+static int
+group_block(const int *a, int npiv, int k, struct gwork *w, int nfull,
+    struct lbg_binom **out)
+{
+	struct lbg_binom *bb = xcalloc(1, sizeof *bb);
+	int nd = 0;
+
+	if (!bb)
+		return -1;
+	bb->npiv = npiv;
+	bb->nsat = k - npiv;
+	bb->hstat = xcalloc((size_t)npiv + 1, sizeof *bb->hstat);
+	bb->dfirst = xcalloc((size_t)npiv + 2, sizeof *bb->dfirst);
+	for (int j = 0; j < k - npiv; j++)
+		nd += w->sone[j] >= 0;
+	bb->dfac = xcalloc((size_t)nd + w->pf.n + 1, sizeof *bb->dfac);
+	if (!bb->hstat || !bb->dfirst || !bb->dfac) {
+		lbg_binom_free(bb);
+		return -1;
+	}
+	/* per pivot its factors, by a counting sort: satellites, formulas */
+	for (int j = 0; j < k - npiv; j++)
+		if (w->sone[j] >= 0)
+			bb->dfirst[w->sone[j] + 2]++;
+	for (size_t q = 0; q < w->pf.n; q++)
+		bb->dfirst[w->pf.v[q].i + 2]++;
+	for (int i = 0; i < npiv; i++)
+		bb->dfirst[i + 2] += bb->dfirst[i + 1];
+	for (int j = 0; j < k - npiv; j++)
+		if (w->sone[j] >= 0)
+			bb->dfac[bb->dfirst[w->sone[j] + 1]++] = a[npiv + j];
+	for (size_t q = 0; q < w->pf.n; q++)
+		bb->dfac[bb->dfirst[w->pf.v[q].i + 1]++] = -w->pf.v[q].f - 1;
+	bb->nfull = nfull;
+	bb->full = w->full;
+	bb->fd = w->fd;
+	w->full = NULL;
+	w->fd = NULL;
+	*out = bb;
+	return 0;
+}
+
+/* The formulas of the group's atoms, each once (from its first atom of
+ * the group): 0 if one is hard or holds two pivots or two satellites;
+ * a pivot's formulas of no satellite into w->pf; -1: out of memory. */
+static int
+group_forms(const struct gb_model *m, const int *a, int k,
+    struct lbg_gscratch *gs, struct gwork *w, double *inc)
+{
+	const struct ground *g = m->g;
+
+	for (int i = 0; i < k; i++) {
+		int u = a[i];
+		*inc += m->afirst[u + 1] - m->afirst[u];
+		for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+			int f = m->aform[j], n = gb_form_atoms(g, f, gs->fat);
+			int np = 0, ns = 0, first = -1, pv = -1;
+			for (int q = 0; q < n; q++) {
+				int v = gs->fat[q];
+				if (!gs->role[v])
+					continue;
+				if (first < 0)
+					first = v;
+				if (gs->role[v] == 1) {
+					np++;
+					pv = v;
+				} else
+					ns++;
+			}
+			if (first != u)
+				continue;
+			if (g->gf.v[f].hard || np > 1 || ns > 1)
+				return 0;
+			if (np == 1 && ns == 0 && VEC_PUSH(w->pf,
+			    ((struct pform){ gs->pidx[pv], f })) < 0)
+				return -1;
+		}
+	}
+	return 1;
+}
+
+int
+lbg_binom_group(const struct gb_model *m, const int *pred, int *a, int k,
+    int piv, struct lbg_gscratch *gs, double *cost, struct lbg_binom **out)
+{
+	struct gwork w = { 0 };
+	int npiv = 0, nfull = 0, rc = 0, *tmp, *stack;
+	double inc = 0;
+
+	if (out)
+		*out = NULL;
+	for (int i = 0; i < k; i++)
+		npiv += pred[a[i]] == piv;
+	if (npiv == 0 || npiv == k || npiv > LBG_PIVOT_MAX)
+		return 0;
+	tmp = xcalloc((size_t)k + 1, sizeof *tmp);
+	stack = xcalloc((size_t)m->maxlen + 1, sizeof *stack);
+	w.sone = xcalloc((size_t)(k - npiv) + 1, sizeof *w.sone);
+	w.stamp = xcalloc((size_t)npiv + 1, sizeof *w.stamp);
+	w.dv = xcalloc(2 * (size_t)npiv + 1, sizeof *w.dv);
+	w.full = xcalloc((size_t)(k - npiv) + 1, sizeof *w.full);
+	w.fd = xcalloc(2 * (size_t)(k - npiv) + 1, sizeof *w.fd);
+	if (!tmp || !stack || !w.sone || !w.stamp || !w.dv || !w.full ||
+	    !w.fd) {
+		rc = -1;
+		goto done;
+	}
+	/* pivots first, each kind in a[]'s order */
+	for (int i = 0, p = 0, q = npiv; i < k; i++)
+		tmp[pred[a[i]] == piv ? p++ : q++] = a[i];
+	memcpy(a, tmp, (size_t)k * sizeof *a);
+	for (int i = 0; i < k; i++) {
+		gs->role[a[i]] = i < npiv ? 1 : 2;
+		if (i < npiv)
+			gs->pidx[a[i]] = i;
+	}
+	for (int i = 0; i < npiv; i++)
+		w.stamp[i] = -1;
+	if ((rc = group_forms(m, a, k, gs, &w, &inc)) != 1)
+		goto done;
+	rc = 0;
+	for (int j = 0; j < k - npiv; j++) {
+		int p0, pout, met = sat_meets(m, a[npiv + j], j, gs, stack, &w,
+		    &p0, &pout);
+		w.sone[j] = met == 1 ? p0 : -1;
+		if (met <= 1)
+			continue;
+		if (met < npiv || pout)
+			goto done;
+		for (int i = 0; i < npiv; i++)
+			for (int v = 0; v < 2; v++)
+				if (!(fabs(w.dv[2 * i + v] - w.dv[2 * p0 + v]) <=
+				    1e-9 * (1 + fabs(w.dv[2 * p0 + v]))))
+					goto done;
+		w.full[nfull] = a[npiv + j];
+		w.fd[2 * nfull] = w.dv[2 * p0];
+		w.fd[2 * nfull + 1] = w.dv[2 * p0 + 1];
+		nfull++;
+	}
+	/* the factors twice over, the table of counts, and per full
+	 * satellite its formulas and a term per count */
+	*cost = 6 * inc + (double)npiv * npiv + 2.0 * nfull * npiv;
+	rc = 1;
+	if (out && group_block(a, npiv, k, &w, nfull, out) < 0)
+		rc = -1;
+done:
+	for (int i = 0; i < k; i++) {
+		gs->role[a[i]] = 0;
+		gs->pidx[a[i]] = -1;
+	}
+	gwork_free(&w);
+	free(tmp);
+	free(stack);
+	return rc;
+}
+
 /* log C(n, k) for k = 0..n into lc. */
 static void
 lchoose_row(int n, double *lc)
@@ -486,6 +719,24 @@ rb_pivots(int N, int nc, const double *F, const double *lw,
 	}
 }
 
+/* The log weight of satellite u's formulas that hold, at each value of
+ * u, x as it is otherwise; x[u] left 0 (the draw sets it again). */
+static void
+sat_sums(const struct gb_model *m, int u, unsigned char *x, int *stack,
+    double v[2])
+{
+	for (int t = 0; t < 2; t++) {
+		v[t] = 0;
+		x[u] = (unsigned char)t;
+		for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
+			int f = m->aform[j];
+			if (gb_eval(m, f, x, stack))
+				v[t] += m->g->gf.v[f].weight;
+		}
+	}
+	x[u] = 0;
+}
+
 void
 lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
     double *cur, struct gb_scratch *s, struct eng_rng *r)
@@ -496,6 +747,9 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 	double *F = s->dp, *lc = s->dw;
 	size_t W = (size_t)N + 1;
 
+	/* the full satellites' sums read every pivot as false */
+	for (int i = 0; bb->nfull && i < N; i++)
+		x[piv[i]] = 0;
 	/* h: the static part and the factors of one pivot, given x */
 	for (int i = 0; i < N; i++) {
 		double h = bb->hstat[i];
@@ -521,6 +775,15 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 	/* the count of true pivots, then per class backwards its share */
 	for (int k = 0; k <= N; k++)
 		lc[k] = F[(size_t)nc * W + (size_t)k] + bb->J * k * (k - 1) / 2.0;
+	/* a full satellite summed out: at count k, log of the sum over its
+	 * values of its weight with no pivot true, plus k times fd */
+	for (int j = 0; j < bb->nfull; j++) {
+		double v[2];
+		sat_sums(m, bb->full[j], x, s->stack, v);
+		for (int k = 0; k <= N; k++)
+			lc[k] += log_add(v[0] + k * bb->fd[2 * j],
+			    v[1] + k * bb->fd[2 * j + 1]);
+	}
 	K = draw_log(lc, 0, N, r);
 	if (nc <= LBG_RB_CLASSES)
 		rb_pivots(N, nc, F, lc, s, cur);

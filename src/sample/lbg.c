@@ -76,9 +76,76 @@ groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 	c->cost = c->lifted ? cost : single;
 }
 
+/* Whether every group of clusters a and b above LBG_GROUP_MAX atoms is a
+ * binomial block by counts on one pivot predicate (lbg_binom_group), the
+ * others drawn as a lifted cluster's: then c->lifted 3, with the
+ * cheapest such pivot; -1: out of memory.  w's union-find is groups'. */
+static int
+group_eval(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
+{
+	const struct gb_model *m = w->m;
+	size_t n = (size_t)m->n + 1;
+	int *head = xcalloc(n, sizeof *head), *nxt = xcalloc(n, sizeof *nxt);
+	int *buf = xcalloc(n, sizeof *buf), rc = -1;
+	struct lbg_gscratch gs = { xcalloc(n, 1), xcalloc(n, 1),
+	    xcalloc(n, sizeof *gs.pidx), w->fat };
+	double small = 0;
+
+	if (!head || !nxt || !buf || !gs.role || !gs.x || !gs.pidx)
+		goto done;
+	for (int u = 0; u < m->n; u++)
+		head[u] = gs.pidx[u] = -1;
+	/* members by root, ascending; the small groups' cost as groups() */
+	for (int u = m->n - 1; u >= 0; u--) {
+		int cu = w->cl[w->pred[u]], r;
+		if (cu != a && cu != b)
+			continue;
+		r = gb_find(w->parent, u);
+		nxt[u] = head[r];
+		head[r] = u;
+		if (r == u && w->size[u] <= LBG_GROUP_MAX)
+			small += ldexp(w->inc[u], w->size[u]) / w->size[u];
+	}
+	rc = 0;
+	for (int p = 0; p < m->g->npreds; p++) {
+		double cost = small;
+		int ok = 1;
+		if (w->cl[p] != a && w->cl[p] != b)
+			continue;
+		for (int r = 0; ok == 1 && r < m->n; r++) {
+			int k = 0, cu = w->cl[w->pred[r]];
+			double gc = 0;
+			if ((cu != a && cu != b) || head[r] < 0 ||
+			    w->size[r] <= LBG_GROUP_MAX)
+				continue;
+			for (int v = head[r]; v >= 0; v = nxt[v])
+				buf[k++] = v;
+			ok = lbg_binom_group(m, w->pred, buf, k, p, &gs, &gc, NULL);
+			cost += gc;
+		}
+		if (ok < 0) {
+			rc = -1;
+			break;
+		}
+		if (ok == 1 && (c->lifted != 3 || cost < c->cost)) {
+			c->lifted = 3;
+			c->pivot = p;
+			c->cost = cost;
+		}
+	}
+done:
+	free(head);
+	free(nxt);
+	free(buf);
+	free(gs.role);
+	free(gs.x);
+	free(gs.pidx);
+	return rc;
+}
+
 /* A cluster's statistics (groups), and when its groups are too large,
- * the cheapest pivot that makes it a binomial block; -1: out of
- * memory. */
+ * the cheapest pivot that makes it a binomial block, or failing that
+ * each large group one; -1: out of memory. */
 static int
 evaluate(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 {
@@ -101,7 +168,7 @@ evaluate(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 			c->cost = cost;
 		}
 	}
-	return 0;
+	return c->lifted ? 0 : group_eval(w, a, b, c);
 }
 
 /* Algorithm 2: a cluster per predicate with unknown atoms, then while
@@ -247,7 +314,7 @@ push_swaps(struct lbg_work *w, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
     bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp,
-    const struct lbg_swaps *sw)
+    const struct lbg_swaps *sw, struct lbg_gscratch *gs)
 {
 	const int *mate = cp->mate;
 	struct gb_model *m = w->m;
@@ -260,9 +327,11 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 		int k = gb_form_atoms(g, (int)f, w->fat);
 		for (int i = 1; i < k; i++)
 			for (int j = 0; j < i; j++) {
-				int a = w->fat[i], b = w->fat[j], ra, rb;
-				if (w->cl[w->pred[a]] != w->cl[w->pred[b]] ||
-				    m->cl[w->cl[w->pred[a]]].lifted != 1)
+				int a = w->fat[i], b = w->fat[j], ra, rb, l;
+				if (w->cl[w->pred[a]] != w->cl[w->pred[b]])
+					continue;
+				l = m->cl[w->cl[w->pred[a]]].lifted;
+				if (l != 1 && l != 3)
 					continue;
 				ra = gb_find(w->parent, a);
 				rb = gb_find(w->parent, b);
@@ -326,6 +395,24 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			    (!lifted && ((mate[u] >= 0 && mate[u] < u) ||
 			    cp->root[u] != u)))
 				continue;
+			if (lifted == 3 && w->size[u] > LBG_GROUP_MAX) {
+				struct lbg_binom *bb = NULL;
+				double cost;
+				if (VEC_PUSH(*bf, (int)start) < 0)
+					return -1;
+				for (int v = u; v >= 0; v = next[v])
+					if (VEC_PUSH(*ba, v) < 0)
+						return -1;
+				if (lbg_binom_group(m, w->pred, ba->v + start,
+				    w->size[u], m->cl[c].pivot, gs, &cost, &bb) != 1 ||
+				    VEC_PUSH(*bin, bb) < 0) {
+					lbg_binom_free(bb);
+					return -1;
+				}
+				if (VEC_PUSH(*ind, 2) < 0 || VEC_PUSH(*tree, NULL) < 0)
+					return -1;
+				continue;
+			}
 			if (!lifted && cp->size[u] > 1) {
 				/* a clique: its atoms listed from u */
 				if (VEC_PUSH(*bf, (int)ba->n) < 0 ||
@@ -376,6 +463,28 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			return -1;
 	}
 	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
+}
+
+/* blocks(), with lbg_binom_group's scratch; -1: out of memory. */
+static int
+blocks_gs(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
+    bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp,
+    const struct lbg_swaps *sw)
+{
+	size_t n = (size_t)w->m->n + 1;
+	struct lbg_gscratch gs = { xcalloc(n, 1), xcalloc(n, 1),
+	    xcalloc(n, sizeof *gs.pidx), w->fat };
+	int rc = -1;
+
+	if (gs.role && gs.x && gs.pidx) {
+		for (int u = 0; u < w->m->n; u++)
+			gs.pidx[u] = -1;
+		rc = blocks(w, np, bf, ba, ind, bin, tree, next, cp, sw, &gs);
+	}
+	free(gs.role);
+	free(gs.x);
+	free(gs.pidx);
+	return rc;
 }
 
 /* The formula bundles of the atoms drawn independently (kind 1 blocks,
@@ -468,7 +577,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	}
 	if (lbg_coupled(m, w.size, fat, &cp) < 0 ||
 	    lbg_swap_groups(m, w.size, &cp, fat, &sw) < 0 ||
-	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp, &sw) < 0)
+	    blocks_gs(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp, &sw) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
@@ -712,6 +821,14 @@ lbg_explain(const struct ground *g, struct buf *out, struct err *e)
 			    "%s (its count, then which), the rest independent "
 			    "given it; pair weight %.6g", (long long)k->atoms,
 			    g->m->preds.v[k->pivot].name, k->J);
+		else if (k->lifted == 3)
+			buf_printf(out, ": %lld atoms in %lld groups, the largest "
+			    "%d atoms; lifted: in each group above %d atoms the "
+			    "binomial rule on %s (its count, then which; the rest "
+			    "independent given it, summed out as weights of the "
+			    "count), the others drawn jointly", (long long)k->atoms,
+			    (long long)k->groups, k->largest, LBG_GROUP_MAX,
+			    g->m->preds.v[k->pivot].name);
 		else
 			buf_printf(out, ": %lld atoms in %lld groups, the largest "
 			    "%d atoms; %s", (long long)k->atoms,
