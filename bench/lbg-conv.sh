@@ -8,13 +8,10 @@
 #   (estimates clipped to [1e-6, 1 - 1e-6]).  The exact search does not
 #   answer these models with per-atom evidence on their binary
 #   predicates, so the reference is lbg with 8 chains for REF_SECONDS
-#   (120) on 2 threads, whose largest R-hat the table shows.  With it
-#   near 1 (M2), KL below about 1e-5 is the reference's own error; on M1
-#   it stays near 1.04: the groups S(., y), T(y, .) hop between a mode
-#   with one false S(x, y) and one with two, lbg's clusters (R with S,
-#   T alone) do not draw them jointly, and a 4-chain run at 4 s is 8e-5
-#   to 3e-3 from the reference by seed, so M1's first time at 1e-3 is
-#   partly chance.
+#   (120) on 2 threads, whose largest R-hat the table shows: with it
+#   near 1, KL below about 1e-5 is the reference's own error.  (Before
+#   lbg drew M1's S(., y) and T(y, .) as one block, the reference's
+#   R-hat stayed near 1.04 and M1's first time at 1e-3 was chance.)
 # - R-hat on M3 and M4 at RHAT_N (25) objects: the largest over the
 #   unknown atoms.
 #
