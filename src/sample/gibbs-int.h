@@ -196,15 +196,19 @@ void lbg_clique_update(const struct gb_model *m, int b, unsigned char *x,
  * a formula without one; those of two pivots are static (J and hstat),
  * those of one are evaluated each sweep (dfac). */
 struct gb_scratch;
+/* A binomial block: pivots (one predicate's atoms), then satellites,
+ * independent given the pivots.  Summed out, P(pivots | rest) is
+ * exp(sum_i h_i p_i + J K(K-1)/2 + G[K]) with K the true pivots: h_i
+ * from hstat and the factors of pivot i alone, G from the satellites
+ * that meet every pivot alike (lbg_binom_group), else none. */
 struct lbg_binom {
 	int npiv, nsat;
 	double J;
 	double *hstat;         /* per pivot: log-odds from the static factors */
 	int *dfirst, *dfac;    /* per pivot: its factors of one pivot: a
 	                          satellite u >= 0, or formula f as -f-1 */
-	int nfull, *full;      /* satellites that meet every pivot alike: */
-	double *fd;            /* per one, per value v of it, what a true
-	                          pivot adds to its log weight (fd[2j + v]) */
+	double *G;             /* per count K = 0..npiv: the full satellites'
+	                          summed-out weight; NULL: none */
 };
 
 /* lbg-binom.c: whether the atoms of clusters a and b (the predicates'
@@ -225,8 +229,8 @@ struct lbg_gscratch {
 /* Whether the k atoms a[] of one group (ascending) with pivot predicate
  * piv make a binomial block by counts: every formula of theirs soft,
  * with at most one pivot and one satellite; each satellite meets no
- * pivot, one, or every pivot alike through formulas of it and that pivot
- * alone (summed out, it weighs the pivots by their count).  1 if so,
+ * pivot, one, or every pivot alike in formulas of it and pivots only
+ * (full: summed out, a fixed weight of the pivots' count).  1 if so,
  * with its cost, a[] reordered pivots first, and the block in *out when
  * out is not NULL; 0 if not; -1: out of memory. */
 int lbg_binom_group(const struct gb_model *m, const int *pred, int *a,

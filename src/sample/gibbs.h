@@ -43,6 +43,10 @@
 /* a binomial block has at most LBG_PIVOT_MAX pivots (its tables are
  * (pivots + 1)^2 doubles per chain) */
 #define LBG_PIVOT_MAX 1000
+/* in a binomial block by counts (lbg_binom_group) a pivot has at most
+ * LBG_PIVOT_FORMS formulas of no satellite: they are read one by one
+ * each sweep, where single atoms would share them (formula bundles) */
+#define LBG_PIVOT_FORMS 4
 /* with at most LBG_RB_CLASSES classes of pivots a pivot's value is its
  * full conditional (O(classes pivots^2)), else its class's drawn share */
 #define LBG_RB_CLASSES 8

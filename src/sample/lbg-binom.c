@@ -51,8 +51,7 @@ lbg_binom_free(struct lbg_binom *bb)
 	free(bb->hstat);
 	free(bb->dfirst);
 	free(bb->dfac);
-	free(bb->full);
-	free(bb->fd);
+	free(bb->G);
 	free(bb);
 }
 
@@ -324,16 +323,18 @@ done:
 /* A pivot's formula of no satellite (pivot index i, formula f). */
 struct pform {
 	int i, f;
+	int alone;             /* it holds no other atom: a fixed field */
 };
 
-/* What lbg_binom_group finds per satellite j (a[npiv + j]): the one
- * pivot it meets (index), or -1; and per pivot, while satellite j is
- * read, the log weight a true pivot adds at each value of it. */
+/* What lbg_binom_group finds: per satellite j (a[npiv + j]) the one
+ * pivot it meets (index), or -1; per pivot, while a satellite is read,
+ * the log weight a true pivot adds at each value of it; the full
+ * satellites' weight per count; the pivots' formulas of no satellite. */
 struct gwork {
 	int *sone, *stamp;
 	double *dv;
-	int *full;
-	double *fd;
+	double *G;             /* npiv + 1 */
+	double *hs;            /* per pivot: its formulas of it alone */
 	VEC(struct pform) pf;
 };
 
@@ -343,32 +344,40 @@ gwork_free(struct gwork *w)
 	free(w->sone);
 	free(w->stamp);
 	free(w->dv);
-	free(w->full);
-	free(w->fd);
+	free(w->G);
+	free(w->hs);
 	free(w->pf.v);
 }
 
 /* Satellite s's formulas against the pivots (a group's roles in gs):
- * into w->dv per pivot met what a true one adds at each value of s;
- * returns the pivots met, *p0 the first, *pout whether a formula of s
- * and a pivot holds another atom. */
+ * into w->dv per pivot met what a true one adds at each value of s, into
+ * A[v] the weight of those that hold with every pivot false; returns the
+ * pivots met, *p0 the first, *pout whether a formula of s holds an atom
+ * outside the group (its weights then move with the rest). */
 static int
 sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
-    int *stack, struct gwork *w, int *p0, int *pout)
+    int *stack, struct gwork *w, int *p0, int *pout, double A[2])
 {
 	const struct ground *g = m->g;
 	int met = 0;
 
 	*p0 = -1;
 	*pout = 0;
+	A[0] = A[1] = 0;
 	for (int j = m->afirst[s]; j < m->afirst[s + 1]; j++) {
 		int f = m->aform[j], n = gb_form_atoms(g, f, gs->fat), pv = -1;
-		int other = 0, pi;
+		double wt = g->gf.v[f].weight;
+		int pi;
 		for (int q = 0; q < n; q++)
 			if (gs->role[gs->fat[q]] == 1)
 				pv = gs->fat[q];
 			else if (gs->fat[q] != s)
-				other = 1;
+				*pout = 1;
+		for (int v = 0; v < 2; v++) {
+			gs->x[s] = (unsigned char)v;
+			A[v] += gb_eval(m, f, gs->x, stack) ? wt : 0;
+		}
+		gs->x[s] = 0;
 		if (pv < 0)
 			continue;
 		pi = gs->pidx[pv];
@@ -378,12 +387,7 @@ sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
 			if (met++ == 0)
 				*p0 = pi;
 		}
-		if (other) {
-			*pout = 1;
-			continue;
-		}
 		for (int v = 0; v < 2; v++) {
-			double wt = g->gf.v[f].weight;
 			gs->x[s] = (unsigned char)v;
 			gs->x[pv] = 1;
 			w->dv[2 * pi + v] += gb_eval(m, f, gs->x, stack) ? wt : 0;
@@ -421,19 +425,21 @@ group_block(const int *a, int npiv, int k, struct gwork *w, int nfull,
 		if (w->sone[j] >= 0)
 			bb->dfirst[w->sone[j] + 2]++;
 	for (size_t q = 0; q < w->pf.n; q++)
-		bb->dfirst[w->pf.v[q].i + 2]++;
+		bb->dfirst[w->pf.v[q].i + 2] += !w->pf.v[q].alone;
 	for (int i = 0; i < npiv; i++)
 		bb->dfirst[i + 2] += bb->dfirst[i + 1];
 	for (int j = 0; j < k - npiv; j++)
 		if (w->sone[j] >= 0)
 			bb->dfac[bb->dfirst[w->sone[j] + 1]++] = a[npiv + j];
 	for (size_t q = 0; q < w->pf.n; q++)
-		bb->dfac[bb->dfirst[w->pf.v[q].i + 1]++] = -w->pf.v[q].f - 1;
-	bb->nfull = nfull;
-	bb->full = w->full;
-	bb->fd = w->fd;
-	w->full = NULL;
-	w->fd = NULL;
+		if (!w->pf.v[q].alone)
+			bb->dfac[bb->dfirst[w->pf.v[q].i + 1]++] =
+			    -w->pf.v[q].f - 1;
+	memcpy(bb->hstat, w->hs, (size_t)npiv * sizeof *bb->hstat);
+	if (nfull) {
+		bb->G = w->G;
+		w->G = NULL;
+	}
 	*out = bb;
 	return 0;
 }
@@ -470,7 +476,7 @@ group_forms(const struct gb_model *m, const int *a, int k,
 			if (g->gf.v[f].hard || np > 1 || ns > 1)
 				return 0;
 			if (np == 1 && ns == 0 && VEC_PUSH(w->pf,
-			    ((struct pform){ gs->pidx[pv], f })) < 0)
+			    ((struct pform){ gs->pidx[pv], f, n == np })) < 0)
 				return -1;
 		}
 	}
@@ -496,10 +502,9 @@ lbg_binom_group(const struct gb_model *m, const int *pred, int *a, int k,
 	w.sone = xcalloc((size_t)(k - npiv) + 1, sizeof *w.sone);
 	w.stamp = xcalloc((size_t)npiv + 1, sizeof *w.stamp);
 	w.dv = xcalloc(2 * (size_t)npiv + 1, sizeof *w.dv);
-	w.full = xcalloc((size_t)(k - npiv) + 1, sizeof *w.full);
-	w.fd = xcalloc(2 * (size_t)(k - npiv) + 1, sizeof *w.fd);
-	if (!tmp || !stack || !w.sone || !w.stamp || !w.dv || !w.full ||
-	    !w.fd) {
+	w.G = xcalloc((size_t)npiv + 1, sizeof *w.G);
+	w.hs = xcalloc((size_t)npiv + 1, sizeof *w.hs);
+	if (!tmp || !stack || !w.sone || !w.stamp || !w.dv || !w.G || !w.hs) {
 		rc = -1;
 		goto done;
 	}
@@ -517,9 +522,30 @@ lbg_binom_group(const struct gb_model *m, const int *pred, int *a, int k,
 	if ((rc = group_forms(m, a, k, gs, &w, &inc)) != 1)
 		goto done;
 	rc = 0;
+	/* per pivot its formulas of no satellite that hold outside atoms
+	 * (counted in stamp) */
+	for (size_t q = 0; q < w.pf.n; q++)
+		if (!w.pf.v[q].alone &&
+		    ++w.stamp[w.pf.v[q].i] >= LBG_PIVOT_FORMS)
+			goto done;
+	for (int i = 0; i < npiv; i++)
+		w.stamp[i] = -1;
+	for (size_t q = 0; q < w.pf.n; q++) {
+		const struct pform *pf = &w.pf.v[q];
+		int u = a[pf->i];
+		if (!pf->alone)
+			continue;
+		gs->x[u] = 1;
+		w.hs[pf->i] += gb_eval(m, pf->f, gs->x, stack) ?
+		    m->g->gf.v[pf->f].weight : 0;
+		gs->x[u] = 0;
+		w.hs[pf->i] -= gb_eval(m, pf->f, gs->x, stack) ?
+		    m->g->gf.v[pf->f].weight : 0;
+	}
 	for (int j = 0; j < k - npiv; j++) {
+		double A[2];
 		int p0, pout, met = sat_meets(m, a[npiv + j], j, gs, stack, &w,
-		    &p0, &pout);
+		    &p0, &pout, A);
 		w.sone[j] = met == 1 ? p0 : -1;
 		if (met <= 1)
 			continue;
@@ -530,14 +556,13 @@ lbg_binom_group(const struct gb_model *m, const int *pred, int *a, int k,
 				if (!(fabs(w.dv[2 * i + v] - w.dv[2 * p0 + v]) <=
 				    1e-9 * (1 + fabs(w.dv[2 * p0 + v]))))
 					goto done;
-		w.full[nfull] = a[npiv + j];
-		w.fd[2 * nfull] = w.dv[2 * p0];
-		w.fd[2 * nfull + 1] = w.dv[2 * p0 + 1];
+		for (int K = 0; K <= npiv; K++)
+			w.G[K] += log_add(A[0] + K * w.dv[2 * p0],
+			    A[1] + K * w.dv[2 * p0 + 1]);
 		nfull++;
 	}
-	/* the factors twice over, the table of counts, and per full
-	 * satellite its formulas and a term per count */
-	*cost = 6 * inc + (double)npiv * npiv + 2.0 * nfull * npiv;
+	/* the factors twice over and the table of counts (G is fixed) */
+	*cost = 6 * inc + (double)npiv * npiv;
 	rc = 1;
 	if (out && group_block(a, npiv, k, &w, nfull, out) < 0)
 		rc = -1;
@@ -719,24 +744,6 @@ rb_pivots(int N, int nc, const double *F, const double *lw,
 	}
 }
 
-/* The log weight of satellite u's formulas that hold, at each value of
- * u, x as it is otherwise; x[u] left 0 (the draw sets it again). */
-static void
-sat_sums(const struct gb_model *m, int u, unsigned char *x, int *stack,
-    double v[2])
-{
-	for (int t = 0; t < 2; t++) {
-		v[t] = 0;
-		x[u] = (unsigned char)t;
-		for (int j = m->afirst[u]; j < m->afirst[u + 1]; j++) {
-			int f = m->aform[j];
-			if (gb_eval(m, f, x, stack))
-				v[t] += m->g->gf.v[f].weight;
-		}
-	}
-	x[u] = 0;
-}
-
 void
 lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
     double *cur, struct gb_scratch *s, struct eng_rng *r)
@@ -747,9 +754,6 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 	double *F = s->dp, *lc = s->dw;
 	size_t W = (size_t)N + 1;
 
-	/* the full satellites' sums read every pivot as false */
-	for (int i = 0; bb->nfull && i < N; i++)
-		x[piv[i]] = 0;
 	/* h: the static part and the factors of one pivot, given x */
 	for (int i = 0; i < N; i++) {
 		double h = bb->hstat[i];
@@ -775,15 +779,8 @@ lbg_binom_update(const struct gb_model *m, int b, unsigned char *x,
 	/* the count of true pivots, then per class backwards its share */
 	for (int k = 0; k <= N; k++)
 		lc[k] = F[(size_t)nc * W + (size_t)k] + bb->J * k * (k - 1) / 2.0;
-	/* a full satellite summed out: at count k, log of the sum over its
-	 * values of its weight with no pivot true, plus k times fd */
-	for (int j = 0; j < bb->nfull; j++) {
-		double v[2];
-		sat_sums(m, bb->full[j], x, s->stack, v);
-		for (int k = 0; k <= N; k++)
-			lc[k] += log_add(v[0] + k * bb->fd[2 * j],
-			    v[1] + k * bb->fd[2 * j + 1]);
-	}
+	for (int k = 0; bb->G && k <= N; k++)
+		lc[k] += bb->G[k];
 	K = draw_log(lc, 0, N, r);
 	if (nc <= LBG_RB_CLASSES)
 		rb_pivots(N, nc, F, lc, s, cur);

@@ -305,6 +305,30 @@ push_swaps(struct lbg_work *w, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
 	return 0;
 }
 
+/* The group of root u (members from u by next) as a binomial block by
+ * counts on pivot (kind 2, lbg_binom_group); -1: out of memory. */
+static int
+push_group(struct lbg_work *w, int u, const int *next, int pivot,
+    struct lbg_gscratch *gs, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
+    tvec *tree)
+{
+	struct lbg_binom *bb = NULL;
+	size_t start = ba->n;
+	double cost;
+
+	if (VEC_PUSH(*bf, (int)start) < 0)
+		return -1;
+	for (int v = u; v >= 0; v = next[v])
+		if (VEC_PUSH(*ba, v) < 0)
+			return -1;
+	if (lbg_binom_group(w->m, w->pred, ba->v + start, (int)(ba->n - start),
+	    pivot, gs, &cost, &bb) != 1 || VEC_PUSH(*bin, bb) < 0) {
+		lbg_binom_free(bb);
+		return -1;
+	}
+	return VEC_PUSH(*ind, 2) < 0 || VEC_PUSH(*tree, NULL) < 0 ? -1 : 0;
+}
+
 /* The blocks of a sweep, cluster by cluster in predicate order: of a
  * lifted cluster one block of its single-atom groups (independent given
  * the rest: indep) and one per larger group; of another cluster a block
@@ -396,20 +420,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			    cp->root[u] != u)))
 				continue;
 			if (lifted == 3 && w->size[u] > LBG_GROUP_MAX) {
-				struct lbg_binom *bb = NULL;
-				double cost;
-				if (VEC_PUSH(*bf, (int)start) < 0)
-					return -1;
-				for (int v = u; v >= 0; v = next[v])
-					if (VEC_PUSH(*ba, v) < 0)
-						return -1;
-				if (lbg_binom_group(m, w->pred, ba->v + start,
-				    w->size[u], m->cl[c].pivot, gs, &cost, &bb) != 1 ||
-				    VEC_PUSH(*bin, bb) < 0) {
-					lbg_binom_free(bb);
-					return -1;
-				}
-				if (VEC_PUSH(*ind, 2) < 0 || VEC_PUSH(*tree, NULL) < 0)
+				if (push_group(w, u, next, m->cl[c].pivot, gs, bf, ba,
+				    ind, bin, tree) < 0)
 					return -1;
 				continue;
 			}

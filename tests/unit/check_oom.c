@@ -45,6 +45,14 @@ static const char *LBG_MODEL =
     "0.5 A(p1) ^ B(p2) => Linked(p1, p2)\n"
     "1.5 Linked(p1, p2) => Linked(p2, p1)\n1.2 W(p) => A(p)\n";
 static const char *LBG_EVIDENCE = "W(P0)\n!Linked(P1, P2)\n";
+/* the paper's M1 at one y: a group of 16 atoms drawn by the binomial
+ * rule on S, each T(Y0, z) summed out as a weight of S's count
+ * (lbg_binom_group) */
+static const char *LBG_GROUP_MODEL =
+    "xs = {X0, X1, X2, X3, X4, X5, X6}\nys = {Y0}\n"
+    "zs = {Z0, Z1, Z2, Z3, Z4, Z5}\nR(xs)\nS(xs, ys)\nT(ys, zs)\n"
+    "0.9 R(x) v S(x, y)\n1.1 S(x, y) v T(y, z)\n";
+static const char *LBG_GROUP_EVIDENCE = "R(X0)\n!R(X1)\nT(Y0, Z0)\n";
 static const char *model, *evidence;  /* of the sweep: MODEL by default */
 static int with_cubes;  /* the sweep's database has stored cubes */
 
@@ -324,12 +332,31 @@ START_TEST(test_oom_lbg)
 }
 END_TEST
 
+/* lbg on a cluster whose large group is a binomial block by counts. */
+START_TEST(test_oom_lbg_group)
+{
+	struct sqlift_infer_opts o = { 0 };
+
+	model = LBG_GROUP_MODEL;
+	evidence = LBG_GROUP_EVIDENCE;
+	o.method = "lbg";
+	o.queries = "R,S,T";
+	o.seed = 3;
+	o.samples = 20;
+	o.chains = 2;
+	o.threads = 2;
+	o.exact_budget = -1;
+	ck_assert_int_gt(sweep(&o), 100);
+	model = evidence = NULL;
+}
+END_TEST
+
 int
 main(void)
 {
 	const TTest *const tests[] = { test_oom_exact, test_oom_exact_cubes,
 	    test_oom_multibin, test_oom_parts, test_oom_lis, test_oom_lis_tries,
-	    test_oom_lbg };
+	    test_oom_lbg, test_oom_lbg_group };
 	Suite *s;
 	TCase *tc;
 
