@@ -366,7 +366,6 @@ sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
 	A[0] = A[1] = 0;
 	for (int j = m->afirst[s]; j < m->afirst[s + 1]; j++) {
 		int f = m->aform[j], n = gb_form_atoms(g, f, gs->fat), pv = -1;
-		double wt = g->gf.v[f].weight;
 		int pi;
 		for (int q = 0; q < n; q++)
 			if (gs->role[gs->fat[q]] == 1)
@@ -375,7 +374,7 @@ sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
 				*pout = 1;
 		for (int v = 0; v < 2; v++) {
 			gs->x[s] = (unsigned char)v;
-			A[v] += gb_eval(m, f, gs->x, stack) ? wt : 0;
+			A[v] += factor(m, -f - 1, gs->x, stack);
 		}
 		gs->x[s] = 0;
 		if (pv < 0)
@@ -390,9 +389,9 @@ sat_meets(const struct gb_model *m, int s, int si, struct lbg_gscratch *gs,
 		for (int v = 0; v < 2; v++) {
 			gs->x[s] = (unsigned char)v;
 			gs->x[pv] = 1;
-			w->dv[2 * pi + v] += gb_eval(m, f, gs->x, stack) ? wt : 0;
+			w->dv[2 * pi + v] += factor(m, -f - 1, gs->x, stack);
 			gs->x[pv] = 0;
-			w->dv[2 * pi + v] -= gb_eval(m, f, gs->x, stack) ? wt : 0;
+			w->dv[2 * pi + v] -= factor(m, -f - 1, gs->x, stack);
 		}
 		gs->x[s] = 0;
 	}
@@ -536,11 +535,9 @@ lbg_binom_group(const struct gb_model *m, const int *pred, int *a, int k,
 		if (!pf->alone)
 			continue;
 		gs->x[u] = 1;
-		w.hs[pf->i] += gb_eval(m, pf->f, gs->x, stack) ?
-		    m->g->gf.v[pf->f].weight : 0;
+		w.hs[pf->i] += factor(m, -pf->f - 1, gs->x, stack);
 		gs->x[u] = 0;
-		w.hs[pf->i] -= gb_eval(m, pf->f, gs->x, stack) ?
-		    m->g->gf.v[pf->f].weight : 0;
+		w.hs[pf->i] -= factor(m, -pf->f - 1, gs->x, stack);
 	}
 	for (int j = 0; j < k - npiv; j++) {
 		double A[2];

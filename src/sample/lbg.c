@@ -22,7 +22,17 @@ struct lbg_work {
 	int *parent, *size;
 	double *inc;
 	int *pos;              /* per atom -1 (lbg_tree_make's scratch) */
+	struct lbg_gscratch gs; /* lbg_binom_group's scratch */
 };
+
+/* The formula evaluations of a group of size atoms with inc formula
+ * incidences drawn by enumeration: a Gray code, 2^size values, each
+ * step one atom's formulas. */
+static double
+enum_cost(double inc, int size)
+{
+	return ldexp(inc, size) / size;
+}
 
 /* Groups of the atoms whose predicates are in cluster a or b (b may be
  * a): atoms of the cluster that share a formula are joined.  Out: their
@@ -67,10 +77,8 @@ groups(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 		c->groups++;
 		if (w->size[u] > c->largest)
 			c->largest = w->size[u];
-		/* a Gray-code enumeration: 2^s values, each step one atom's
-		 * formulas */
 		if (w->size[u] <= LBG_GROUP_MAX)
-			cost += ldexp(w->inc[u], w->size[u]) / w->size[u];
+			cost += enum_cost(w->inc[u], w->size[u]);
 	}
 	c->lifted = c->largest <= LBG_GROUP_MAX;
 	c->cost = c->lifted ? cost : single;
@@ -87,14 +95,12 @@ group_eval(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 	size_t n = (size_t)m->n + 1;
 	int *head = xcalloc(n, sizeof *head), *nxt = xcalloc(n, sizeof *nxt);
 	int *buf = xcalloc(n, sizeof *buf), rc = -1;
-	struct lbg_gscratch gs = { xcalloc(n, 1), xcalloc(n, 1),
-	    xcalloc(n, sizeof *gs.pidx), w->fat };
 	double small = 0;
 
-	if (!head || !nxt || !buf || !gs.role || !gs.x || !gs.pidx)
+	if (!head || !nxt || !buf)
 		goto done;
 	for (int u = 0; u < m->n; u++)
-		head[u] = gs.pidx[u] = -1;
+		head[u] = -1;
 	/* members by root, ascending; the small groups' cost as groups() */
 	for (int u = m->n - 1; u >= 0; u--) {
 		int cu = w->cl[w->pred[u]], r;
@@ -104,7 +110,7 @@ group_eval(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 		nxt[u] = head[r];
 		head[r] = u;
 		if (r == u && w->size[u] <= LBG_GROUP_MAX)
-			small += ldexp(w->inc[u], w->size[u]) / w->size[u];
+			small += enum_cost(w->inc[u], w->size[u]);
 	}
 	rc = 0;
 	for (int p = 0; p < m->g->npreds; p++) {
@@ -120,7 +126,8 @@ group_eval(struct lbg_work *w, int a, int b, struct lbg_cluster *c)
 				continue;
 			for (int v = head[r]; v >= 0; v = nxt[v])
 				buf[k++] = v;
-			ok = lbg_binom_group(m, w->pred, buf, k, p, &gs, &gc, NULL);
+			ok = lbg_binom_group(m, w->pred, buf, k, p, &w->gs, &gc,
+			    NULL);
 			cost += gc;
 		}
 		if (ok < 0) {
@@ -137,9 +144,6 @@ done:
 	free(head);
 	free(nxt);
 	free(buf);
-	free(gs.role);
-	free(gs.x);
-	free(gs.pidx);
 	return rc;
 }
 
@@ -276,7 +280,7 @@ group_tree(struct lbg_work *w, int c, int *a, int k, struct lbg_tree **t)
 		return rc;
 	for (int i = 0; i < k; i++)
 		inc += m->afirst[a[i] + 1] - m->afirst[a[i]];
-	m->cl[c].cost += cost - ldexp(inc, k) / k;
+	m->cl[c].cost += cost - enum_cost(inc, k);
 	m->cl[c].trees++;
 	return 1;
 }
@@ -308,9 +312,8 @@ push_swaps(struct lbg_work *w, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
 /* The group of root u (members from u by next) as a binomial block by
  * counts on pivot (kind 2, lbg_binom_group); -1: out of memory. */
 static int
-push_group(struct lbg_work *w, int u, const int *next, int pivot,
-    struct lbg_gscratch *gs, ivec *bf, ivec *ba, cvec *ind, bvec *bin,
-    tvec *tree)
+push_group(struct lbg_work *w, int u, const int *next, int pivot, ivec *bf,
+    ivec *ba, cvec *ind, bvec *bin, tvec *tree)
 {
 	struct lbg_binom *bb = NULL;
 	size_t start = ba->n;
@@ -322,7 +325,7 @@ push_group(struct lbg_work *w, int u, const int *next, int pivot,
 		if (VEC_PUSH(*ba, v) < 0)
 			return -1;
 	if (lbg_binom_group(w->m, w->pred, ba->v + start, (int)(ba->n - start),
-	    pivot, gs, &cost, &bb) != 1 || VEC_PUSH(*bin, bb) < 0) {
+	    pivot, &w->gs, &cost, &bb) != 1 || VEC_PUSH(*bin, bb) < 0) {
 		lbg_binom_free(bb);
 		return -1;
 	}
@@ -338,7 +341,7 @@ push_group(struct lbg_work *w, int u, const int *next, int pivot,
 static int
 blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
     bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp,
-    const struct lbg_swaps *sw, struct lbg_gscratch *gs)
+    const struct lbg_swaps *sw)
 {
 	const int *mate = cp->mate;
 	struct gb_model *m = w->m;
@@ -420,8 +423,8 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			    cp->root[u] != u)))
 				continue;
 			if (lifted == 3 && w->size[u] > LBG_GROUP_MAX) {
-				if (push_group(w, u, next, m->cl[c].pivot, gs, bf, ba,
-				    ind, bin, tree) < 0)
+				if (push_group(w, u, next, m->cl[c].pivot, bf, ba, ind,
+				    bin, tree) < 0)
 					return -1;
 				continue;
 			}
@@ -475,28 +478,6 @@ blocks(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
 			return -1;
 	}
 	return VEC_PUSH(*bf, (int)ba->n) < 0 || VEC_PUSH(*ba, 0) < 0 ? -1 : 0;
-}
-
-/* blocks(), with lbg_binom_group's scratch; -1: out of memory. */
-static int
-blocks_gs(struct lbg_work *w, int np, ivec *bf, ivec *ba, cvec *ind,
-    bvec *bin, tvec *tree, int *next, const struct lbg_coupled *cp,
-    const struct lbg_swaps *sw)
-{
-	size_t n = (size_t)w->m->n + 1;
-	struct lbg_gscratch gs = { xcalloc(n, 1), xcalloc(n, 1),
-	    xcalloc(n, sizeof *gs.pidx), w->fat };
-	int rc = -1;
-
-	if (gs.role && gs.x && gs.pidx) {
-		for (int u = 0; u < w->m->n; u++)
-			gs.pidx[u] = -1;
-		rc = blocks(w, np, bf, ba, ind, bin, tree, next, cp, sw, &gs);
-	}
-	free(gs.role);
-	free(gs.x);
-	free(gs.pidx);
-	return rc;
 }
 
 /* The formula bundles of the atoms drawn independently (kind 1 blocks,
@@ -569,15 +550,19 @@ lbg_blocks(struct gb_model *m, int *fat)
 	m->cl = xcalloc((size_t)np + 1, sizeof *m->cl);
 	next = xcalloc((size_t)m->n + 1, sizeof *next);
 	w.pos = xcalloc((size_t)m->n + 1, sizeof *w.pos);
+	w.gs.role = xcalloc((size_t)m->n + 1, 1);
+	w.gs.x = xcalloc((size_t)m->n + 1, 1);
+	w.gs.pidx = xcalloc((size_t)m->n + 1, sizeof *w.gs.pidx);
+	w.gs.fat = fat;
 	if (!w.pred || !w.parent || !w.size || !w.inc || !w.cl || !m->cl ||
-	    !next || !w.pos)
+	    !next || !w.pos || !w.gs.role || !w.gs.x || !w.gs.pidx)
 		goto done;
 	for (int p = 0; p < np; p++)
 		w.cl[p] = -1;
 	for (int u = 0; u < m->n; u++) {
 		w.pred[u] = ground_atom_decode(g, g->unk_atom.v[u], idx);
 		w.cl[w.pred[u]] = w.pred[u];
-		w.pos[u] = -1;
+		w.pos[u] = w.gs.pidx[u] = -1;
 	}
 	if (cluster(&w, m->cl, np) < 0)
 		goto done;
@@ -589,7 +574,7 @@ lbg_blocks(struct gb_model *m, int *fat)
 	}
 	if (lbg_coupled(m, w.size, fat, &cp) < 0 ||
 	    lbg_swap_groups(m, w.size, &cp, fat, &sw) < 0 ||
-	    blocks_gs(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp, &sw) < 0)
+	    blocks(&w, np, &bf, &ba, &ind, &bin, &tree, next, &cp, &sw) < 0)
 		goto done;
 	m->bfirst = bf.v;
 	m->batom = ba.v;
@@ -640,6 +625,9 @@ done:
 		lbg_tree_free(tree.v[i]);
 	free(tree.v);
 	free(w.pos);
+	free(w.gs.role);
+	free(w.gs.x);
+	free(w.gs.pidx);
 	return rc;
 }
 
